@@ -1,0 +1,88 @@
+package io.cohort.core;
+
+/**
+ * Group coordinator settings, with Kafka's defaults (reference section 5). Every replica of a
+ * partition must run with the same values, because handlers read them while applying the log: the
+ * node stores them in its cluster metadata and refuses to start with others.
+ *
+ * @param minSessionTimeoutMs       group.min.session.timeout.ms: JoinGroup lower bound
+ * @param maxSessionTimeoutMs       group.max.session.timeout.ms: JoinGroup upper bound
+ * @param initialRebalanceDelayMs   group.initial.rebalance.delay.ms
+ * @param maxGroupSize              group.max.size (classic groups), at least 1
+ * @param newMemberJoinTimeoutMs    the fixed expiry of a member that has not completed a join yet
+ * @param offsetsRetentionMs        offsets.retention.minutes in milliseconds
+ * @param offsetsRetentionCheckIntervalMs offsets.retention.check.interval.ms
+ * @param offsetMetadataMaxBytes    offset.metadata.max.bytes, compared to the metadata's length
+ */
+public record GroupConfig(
+        int minSessionTimeoutMs,
+        int maxSessionTimeoutMs,
+        int initialRebalanceDelayMs,
+        int maxGroupSize,
+        int newMemberJoinTimeoutMs,
+        long offsetsRetentionMs,
+        long offsetsRetentionCheckIntervalMs,
+        int offsetMetadataMaxBytes) {
+
+    public static final int DEFAULT_MIN_SESSION_TIMEOUT_MS = 6_000;
+    public static final int DEFAULT_MAX_SESSION_TIMEOUT_MS = 1_800_000;
+    public static final int DEFAULT_INITIAL_REBALANCE_DELAY_MS = 3_000;
+    public static final int DEFAULT_MAX_GROUP_SIZE = Integer.MAX_VALUE;
+    public static final int NEW_MEMBER_JOIN_TIMEOUT_MS = 300_000;
+    /** 7 days, computed in long: minutes x 60,000 must not overflow an int. */
+    public static final long DEFAULT_OFFSETS_RETENTION_MS = 10_080L * 60_000L;
+    public static final long DEFAULT_OFFSETS_RETENTION_CHECK_INTERVAL_MS = 600_000L;
+    public static final int DEFAULT_OFFSET_METADATA_MAX_BYTES = 4_096;
+
+    public GroupConfig {
+        if (minSessionTimeoutMs < 0 || maxSessionTimeoutMs < minSessionTimeoutMs) {
+            throw new IllegalArgumentException("session timeout bounds [" + minSessionTimeoutMs + ", "
+                    + maxSessionTimeoutMs + "] are not a range");
+        }
+        if (initialRebalanceDelayMs < 0) {
+            throw new IllegalArgumentException("initialRebalanceDelayMs must be >= 0");
+        }
+        if (maxGroupSize < 1) {
+            throw new IllegalArgumentException("maxGroupSize must be >= 1");
+        }
+        if (newMemberJoinTimeoutMs <= 0 || offsetsRetentionMs <= 0 || offsetsRetentionCheckIntervalMs <= 0) {
+            throw new IllegalArgumentException("timeouts and retention must be positive");
+        }
+        if (offsetMetadataMaxBytes < 0) {
+            throw new IllegalArgumentException("offsetMetadataMaxBytes must be >= 0");
+        }
+    }
+
+    /** Kafka's defaults. */
+    public static GroupConfig defaults() {
+        return new GroupConfig(DEFAULT_MIN_SESSION_TIMEOUT_MS, DEFAULT_MAX_SESSION_TIMEOUT_MS,
+                DEFAULT_INITIAL_REBALANCE_DELAY_MS, DEFAULT_MAX_GROUP_SIZE, NEW_MEMBER_JOIN_TIMEOUT_MS,
+                DEFAULT_OFFSETS_RETENTION_MS, DEFAULT_OFFSETS_RETENTION_CHECK_INTERVAL_MS,
+                DEFAULT_OFFSET_METADATA_MAX_BYTES);
+    }
+
+    public GroupConfig withSessionTimeoutBounds(int minMs, int maxMs) {
+        return new GroupConfig(minMs, maxMs, initialRebalanceDelayMs, maxGroupSize, newMemberJoinTimeoutMs,
+                offsetsRetentionMs, offsetsRetentionCheckIntervalMs, offsetMetadataMaxBytes);
+    }
+
+    public GroupConfig withInitialRebalanceDelayMs(int delayMs) {
+        return new GroupConfig(minSessionTimeoutMs, maxSessionTimeoutMs, delayMs, maxGroupSize,
+                newMemberJoinTimeoutMs, offsetsRetentionMs, offsetsRetentionCheckIntervalMs, offsetMetadataMaxBytes);
+    }
+
+    public GroupConfig withMaxGroupSize(int size) {
+        return new GroupConfig(minSessionTimeoutMs, maxSessionTimeoutMs, initialRebalanceDelayMs, size,
+                newMemberJoinTimeoutMs, offsetsRetentionMs, offsetsRetentionCheckIntervalMs, offsetMetadataMaxBytes);
+    }
+
+    public GroupConfig withOffsetsRetentionMs(long retentionMs) {
+        return new GroupConfig(minSessionTimeoutMs, maxSessionTimeoutMs, initialRebalanceDelayMs, maxGroupSize,
+                newMemberJoinTimeoutMs, retentionMs, offsetsRetentionCheckIntervalMs, offsetMetadataMaxBytes);
+    }
+
+    public GroupConfig withOffsetMetadataMaxBytes(int maxBytes) {
+        return new GroupConfig(minSessionTimeoutMs, maxSessionTimeoutMs, initialRebalanceDelayMs, maxGroupSize,
+                newMemberJoinTimeoutMs, offsetsRetentionMs, offsetsRetentionCheckIntervalMs, maxBytes);
+    }
+}

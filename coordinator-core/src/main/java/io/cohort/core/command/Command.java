@@ -1,0 +1,148 @@
+package io.cohort.core.command;
+
+import io.cohort.core.Bytes;
+import io.cohort.core.group.Protocol;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A command is what a Raft log entry carries: a client request that changes state, or an operation
+ * the leader issues itself when a timer fires. Every replica hands the same commands, with the same
+ * leader time, to {@code GroupCoordinatorShard.handle}; a timer command is re-validated there, since
+ * the state may have moved on between the firing and the commit.
+ */
+public sealed interface Command {
+
+    /** The newest Kafka API versions, whose semantics Cohort's public API follows. */
+    short JOIN_GROUP_LATEST_VERSION = 9;
+    short OFFSET_COMMIT_LATEST_VERSION = 9;
+
+    /**
+     * JoinGroup (reference 1.2).
+     *
+     * @param memberIdSuffix a unique suffix the leader chose before proposing (Kafka's UUID), so member
+     *                       ids are in the log and every replica derives the same id
+     * @param apiVersion     Kafka JoinGroup version semantics: 4+ requires a known member id
+     *                       (MEMBER_ID_REQUIRED), 9+ allows SkipAssignment for static leaders
+     */
+    record JoinGroup(String groupId, String memberId, String groupInstanceId, String protocolType,
+                     List<Protocol> protocols, int sessionTimeoutMs, int rebalanceTimeoutMs, String clientId,
+                     String clientHost, String reason, short apiVersion, String memberIdSuffix) implements Command {
+        public JoinGroup {
+            Objects.requireNonNull(memberId, "memberId");
+            protocols = List.copyOf(protocols);
+            Objects.requireNonNull(clientId, "clientId");
+            Objects.requireNonNull(clientHost, "clientHost");
+            Objects.requireNonNull(memberIdSuffix, "memberIdSuffix");
+        }
+
+        /** Kafka v0 had no rebalance timeout and used the session timeout instead. */
+        public int effectiveRebalanceTimeoutMs() {
+            return rebalanceTimeoutMs < 0 ? sessionTimeoutMs : rebalanceTimeoutMs;
+        }
+
+        public boolean requiresKnownMemberId() {
+            return apiVersion >= 4;
+        }
+
+        public boolean supportsSkippingAssignment() {
+            return apiVersion >= 9;
+        }
+    }
+
+    /** SyncGroup (reference 1.3); protocol type and name are checked only when present. */
+    record SyncGroup(String groupId, int generationId, String memberId, String groupInstanceId, String protocolType,
+                     String protocolName, List<MemberAssignment> assignments) implements Command {
+        public SyncGroup {
+            Objects.requireNonNull(memberId, "memberId");
+            assignments = List.copyOf(assignments);
+        }
+    }
+
+    /** One member's assignment in the leader's SyncGroup. */
+    record MemberAssignment(String memberId, Bytes assignment) {
+        public MemberAssignment {
+            Objects.requireNonNull(memberId, "memberId");
+            Objects.requireNonNull(assignment, "assignment");
+        }
+    }
+
+    /** LeaveGroup (reference 1.5), several members at once. */
+    record LeaveGroup(String groupId, List<LeavingMember> members) implements Command {
+        public LeaveGroup {
+            members = List.copyOf(members);
+        }
+    }
+
+    /** One leaving member: a member id, or "" and a static instance id (admin removal). */
+    record LeavingMember(String memberId, String groupInstanceId, String reason) {
+        public LeavingMember {
+            Objects.requireNonNull(memberId, "memberId");
+        }
+    }
+
+    /**
+     * OffsetCommit (reference 1.6 and 3.1).
+     *
+     * @param retentionTimeMs an explicit retention (Kafka v2-4), or -1 for the broker's retention
+     * @param apiVersion      Kafka OffsetCommit version semantics: 9+ answers GROUP_ID_NOT_FOUND for
+     *                        an unknown group with a generation, older versions ILLEGAL_GENERATION
+     */
+    record OffsetCommit(String groupId, int generationId, String memberId, String groupInstanceId,
+                        long retentionTimeMs, List<TopicCommit> topics, short apiVersion) implements Command {
+        public OffsetCommit {
+            Objects.requireNonNull(memberId, "memberId");
+            topics = List.copyOf(topics);
+        }
+    }
+
+    /** The partitions of one topic in an OffsetCommit. */
+    record TopicCommit(String topic, List<PartitionCommit> partitions) {
+        public TopicCommit {
+            Objects.requireNonNull(topic, "topic");
+            partitions = List.copyOf(partitions);
+        }
+    }
+
+    /** One partition's commit; {@code leaderEpoch} -1 for none; {@code metadata} may be null. */
+    record PartitionCommit(int partition, long offset, int leaderEpoch, String metadata) {
+    }
+
+    /** DeleteGroups (reference 1.11) for the groups of one partition. */
+    record DeleteGroups(List<String> groupIds) implements Command {
+        public DeleteGroups {
+            groupIds = List.copyOf(groupIds);
+        }
+    }
+
+    /** OffsetDelete (reference 1.12). */
+    record OffsetDelete(String groupId, List<TopicPartitions> topics) implements Command {
+        public OffsetDelete {
+            topics = List.copyOf(topics);
+        }
+    }
+
+    /** A topic and some of its partitions. */
+    record TopicPartitions(String topic, List<Integer> partitions) {
+        public TopicPartitions {
+            Objects.requireNonNull(topic, "topic");
+            partitions = List.copyOf(partitions);
+        }
+    }
+
+    /** Timer: a member's (or pending member's) session, or a new member's join timeout, expired. */
+    record ExpireMemberSession(String groupId, String memberId) implements Command {
+    }
+
+    /** Timer: the join-phase timer armed with {@code deadlineMs} fired. */
+    record FireJoinTimer(String groupId, long deadlineMs) implements Command {
+    }
+
+    /** Timer: the pending-sync timer of {@code generationId} armed with {@code deadlineMs} fired. */
+    record FireSyncTimer(String groupId, int generationId, long deadlineMs) implements Command {
+    }
+
+    /** Timer: the periodic offset-expiration job (KIP-211), judged at the command's leader time. */
+    record ExpireOffsets() implements Command {
+    }
+}

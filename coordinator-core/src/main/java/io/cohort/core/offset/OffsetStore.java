@@ -1,0 +1,60 @@
+package io.cohort.core.offset;
+
+import io.cohort.core.record.OffsetAndMetadata;
+import java.util.Collections;
+import java.util.NavigableMap;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+
+/**
+ * Committed offsets by group, then by topic-partition in sorted order. Written only by replay on the
+ * apply thread; concurrent maps let reads (OffsetFetch, describe, metrics) run beside apply.
+ */
+public final class OffsetStore {
+    private final ConcurrentHashMap<String, ConcurrentSkipListMap<TopicPartition, OffsetAndMetadata>> byGroup =
+            new ConcurrentHashMap<>();
+
+    public void put(String groupId, TopicPartition partition, OffsetAndMetadata value) {
+        byGroup.computeIfAbsent(groupId, id -> new ConcurrentSkipListMap<>()).put(partition, value);
+    }
+
+    public void remove(String groupId, TopicPartition partition) {
+        ConcurrentSkipListMap<TopicPartition, OffsetAndMetadata> offsets = byGroup.get(groupId);
+        if (offsets != null) {
+            offsets.remove(partition);
+            if (offsets.isEmpty()) {
+                byGroup.remove(groupId);
+            }
+        }
+    }
+
+    public OffsetAndMetadata get(String groupId, TopicPartition partition) {
+        ConcurrentSkipListMap<TopicPartition, OffsetAndMetadata> offsets = byGroup.get(groupId);
+        return offsets == null ? null : offsets.get(partition);
+    }
+
+    /** The group's offsets in topic-partition order (a live, read-only, weakly consistent view). */
+    public NavigableMap<TopicPartition, OffsetAndMetadata> offsets(String groupId) {
+        ConcurrentSkipListMap<TopicPartition, OffsetAndMetadata> offsets = byGroup.get(groupId);
+        return offsets == null ? Collections.emptyNavigableMap() : Collections.unmodifiableNavigableMap(offsets);
+    }
+
+    public boolean hasOffsets(String groupId) {
+        ConcurrentSkipListMap<TopicPartition, OffsetAndMetadata> offsets = byGroup.get(groupId);
+        return offsets != null && !offsets.isEmpty();
+    }
+
+    public Set<String> groupIds() {
+        return Collections.unmodifiableSet(byGroup.keySet());
+    }
+
+    /** The number of committed offsets held, over all groups. */
+    public long size() {
+        long total = 0;
+        for (ConcurrentSkipListMap<TopicPartition, OffsetAndMetadata> offsets : byGroup.values()) {
+            total += offsets.size();
+        }
+        return total;
+    }
+}

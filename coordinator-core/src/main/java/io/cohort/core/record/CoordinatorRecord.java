@@ -1,0 +1,64 @@
+package io.cohort.core.record;
+
+import io.cohort.core.group.ClassicGroup;
+import java.util.Comparator;
+import java.util.Objects;
+
+/**
+ * What a handler asks the shard to change. Replaying records is the only way the shard's state
+ * changes, on the leader and on every follower alike, and a snapshot is the sorted list of records
+ * that rebuilds the state. There are two families, as in {@code __consumer_offsets}: group values
+ * and offsets, each with a tombstone.
+ */
+public sealed interface CoordinatorRecord {
+
+    /** The group this record belongs to. */
+    String groupId();
+
+    /** The group's whole new value (Cohort replicates in-flight rebalances too). */
+    record GroupValue(ClassicGroup group) implements CoordinatorRecord {
+        public GroupValue {
+            Objects.requireNonNull(group, "group");
+        }
+
+        @Override
+        public String groupId() {
+            return group.groupId();
+        }
+    }
+
+    /** The group is removed (DeleteGroups, or expiry of an empty group's last offsets). */
+    record GroupTombstone(String groupId) implements CoordinatorRecord {
+        public GroupTombstone {
+            Objects.requireNonNull(groupId, "groupId");
+        }
+    }
+
+    /** A committed offset of one partition. */
+    record OffsetValue(String groupId, String topic, int partition, OffsetAndMetadata value)
+            implements CoordinatorRecord {
+        public OffsetValue {
+            Objects.requireNonNull(groupId, "groupId");
+            Objects.requireNonNull(topic, "topic");
+            Objects.requireNonNull(value, "value");
+        }
+    }
+
+    /** A partition's committed offset is removed. */
+    record OffsetTombstone(String groupId, String topic, int partition) implements CoordinatorRecord {
+        public OffsetTombstone {
+            Objects.requireNonNull(groupId, "groupId");
+            Objects.requireNonNull(topic, "topic");
+        }
+    }
+
+    /**
+     * The snapshot order: by group id, the group's value before its offsets, offsets by topic then
+     * partition. Sorting makes a snapshot's bytes the same on every replica.
+     */
+    Comparator<CoordinatorRecord> SNAPSHOT_ORDER = Comparator
+            .comparing(CoordinatorRecord::groupId)
+            .thenComparingInt(r -> r instanceof GroupValue ? 0 : 1)
+            .thenComparing(r -> r instanceof OffsetValue o ? o.topic() : "")
+            .thenComparingInt(r -> r instanceof OffsetValue o ? o.partition() : -1);
+}

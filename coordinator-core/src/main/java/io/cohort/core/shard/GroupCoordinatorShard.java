@@ -1,0 +1,322 @@
+package io.cohort.core.shard;
+
+import io.cohort.core.Bytes;
+import io.cohort.core.ErrorCode;
+import io.cohort.core.GroupConfig;
+import io.cohort.core.command.Command;
+import io.cohort.core.command.Heartbeat;
+import io.cohort.core.group.ClassicGroup;
+import io.cohort.core.group.ClassicGroupMember;
+import io.cohort.core.group.ClassicGroupState;
+import io.cohort.core.offset.OffsetStore;
+import io.cohort.core.offset.TopicPartition;
+import io.cohort.core.record.CoordinatorRecord;
+import io.cohort.core.record.OffsetAndMetadata;
+import io.cohort.core.response.DescribedGroup;
+import io.cohort.core.response.ListedGroup;
+import io.cohort.core.response.OffsetFetchResponse;
+import io.cohort.core.response.OffsetFetchResponse.PartitionOffset;
+import io.cohort.core.response.OffsetFetchResponse.TopicOffsets;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+
+/**
+ * One offsets partition's group coordinator: a deterministic state machine over classic groups and
+ * committed offsets.
+ *
+ * <p>There are two kinds of methods, as in Kafka's GroupCoordinatorShard. {@link #handle} reads the
+ * state and returns a {@link Result} (records, the caller's answer, answers to parked calls, timer
+ * requests) without changing anything; {@link #replay} applies one record and is the only method
+ * that mutates. {@link #apply} is both, in order, which is what a Raft state machine does for every
+ * committed command. Time is always an argument: the same commands with the same times give the
+ * same records and the same state on every replica.
+ *
+ * <p>Threading: handle and replay run on one thread (the partition's apply thread). The read methods
+ * ({@link #heartbeat}, {@link #fetchOffsets}, {@link #describeGroups}, {@link #listGroups}) may run
+ * concurrently with it: groups are immutable values in a concurrent map, offsets are in concurrent
+ * maps, so a reader sees each group and offset at some applied version.
+ */
+public final class GroupCoordinatorShard {
+    private final GroupConfig config;
+    private final ConcurrentHashMap<String, ClassicGroup> groups = new ConcurrentHashMap<>();
+    private final OffsetStore offsets = new OffsetStore();
+
+    private final JoinGroupHandler joinGroup = new JoinGroupHandler(groups);
+    private final SyncGroupHandler syncGroup = new SyncGroupHandler(groups);
+    private final LeaveGroupHandler leaveGroup = new LeaveGroupHandler(groups);
+    private final HeartbeatHandler heartbeat = new HeartbeatHandler(groups);
+    private final RebalanceTimerHandler rebalanceTimers = new RebalanceTimerHandler(groups);
+    private final OffsetCommitHandler offsetCommit = new OffsetCommitHandler(groups);
+    private final GroupAdminHandler groupAdmin = new GroupAdminHandler(groups, offsets);
+    private final OffsetExpiryHandler offsetExpiry = new OffsetExpiryHandler(groups, offsets);
+
+    public GroupCoordinatorShard(GroupConfig config) {
+        this.config = config;
+    }
+
+    public GroupConfig config() {
+        return config;
+    }
+
+    /** Decides what {@code command} does at leader time {@code nowMs}; changes nothing. */
+    public Result handle(Command command, long nowMs) {
+        ResultBuilder result = new ResultBuilder(nowMs, config);
+        if (command instanceof Command.JoinGroup c) {
+            joinGroup.handle(c, result);
+        } else if (command instanceof Command.SyncGroup c) {
+            syncGroup.handle(c, result);
+        } else if (command instanceof Command.LeaveGroup c) {
+            leaveGroup.handle(c, result);
+        } else if (command instanceof Command.OffsetCommit c) {
+            offsetCommit.handle(c, result);
+        } else if (command instanceof Command.DeleteGroups c) {
+            groupAdmin.deleteGroups(c, result);
+        } else if (command instanceof Command.OffsetDelete c) {
+            groupAdmin.deleteOffsets(c, result);
+        } else if (command instanceof Command.ExpireMemberSession c) {
+            rebalanceTimers.expireSession(c, result);
+        } else if (command instanceof Command.FireJoinTimer c) {
+            rebalanceTimers.fireJoinTimer(c, result);
+        } else if (command instanceof Command.FireSyncTimer c) {
+            rebalanceTimers.fireSyncTimer(c, result);
+        } else if (command instanceof Command.ExpireOffsets) {
+            offsetExpiry.expire(result);
+        } else {
+            throw new IllegalArgumentException("Unknown command " + command);
+        }
+        return result.build();
+    }
+
+    /** {@link #handle} then {@link #replay} of every record it produced: one committed command. */
+    public Result apply(Command command, long nowMs) {
+        Result result = handle(command, nowMs);
+        for (CoordinatorRecord record : result.records()) {
+            replay(record);
+        }
+        return result;
+    }
+
+    /**
+     * Applies one record: the only mutation. A record that breaks an invariant throws: that is a bug
+     * or a corrupt log, and a replica must stop rather than diverge.
+     */
+    public void replay(CoordinatorRecord record) {
+        if (record instanceof CoordinatorRecord.GroupValue r) {
+            groups.put(r.groupId(), r.group());
+        } else if (record instanceof CoordinatorRecord.GroupTombstone r) {
+            if (offsets.hasOffsets(r.groupId())) {
+                throw new IllegalStateException("Group " + r.groupId() + " deleted while it still has offsets "
+                        + offsets.offsets(r.groupId()).keySet());
+            }
+            groups.remove(r.groupId());
+        } else if (record instanceof CoordinatorRecord.OffsetValue r) {
+            // Offsets committed to an unknown group create a simple group, as Kafka's replay does.
+            groups.computeIfAbsent(r.groupId(), id -> ClassicGroup.newEmpty(id, r.value().commitTimestampMs()));
+            offsets.put(r.groupId(), new TopicPartition(r.topic(), r.partition()), r.value());
+        } else if (record instanceof CoordinatorRecord.OffsetTombstone r) {
+            offsets.remove(r.groupId(), new TopicPartition(r.topic(), r.partition()));
+        } else {
+            throw new IllegalStateException("Unknown record type " + record);
+        }
+    }
+
+    /** Heartbeat: validated against the applied state; returns the answer and the session timer. */
+    public HeartbeatResult heartbeat(Heartbeat request, long nowMs) {
+        HeartbeatHandler.Outcome outcome = heartbeat.handle(request, new ResultBuilder(nowMs, config));
+        return new HeartbeatResult(outcome.response(), outcome.timers());
+    }
+
+    /**
+     * OffsetFetch for one group. {@code topics} null means every committed partition of the group.
+     * An unknown or Dead group has no offsets: -1 for each requested partition, or an empty list.
+     * Cohort has no transactional offsets, so {@code requireStable} changes nothing.
+     */
+    public OffsetFetchResponse fetchOffsets(String groupId, Map<String, List<Integer>> topics) {
+        if (groupId == null) {
+            return new OffsetFetchResponse(null, ErrorCode.INVALID_GROUP_ID, List.of());
+        }
+        ClassicGroup group = groups.get(groupId);
+        boolean noOffsets = group == null || group.isInState(ClassicGroupState.DEAD);
+        NavigableMap<TopicPartition, OffsetAndMetadata> committed = offsets.offsets(groupId);
+        List<TopicOffsets> result = new ArrayList<>();
+        if (topics == null) {
+            if (!noOffsets) {
+                Map<String, List<PartitionOffset>> byTopic = new TreeMap<>();
+                committed.forEach((tp, value) -> byTopic.computeIfAbsent(tp.topic(), t -> new ArrayList<>())
+                        .add(toPartitionOffset(tp.partition(), value)));
+                byTopic.forEach((topic, partitions) -> result.add(new TopicOffsets(topic, partitions)));
+            }
+            return new OffsetFetchResponse(groupId, ErrorCode.NONE, result);
+        }
+        topics.forEach((topic, partitions) -> result.add(new TopicOffsets(topic, partitions.stream()
+                .map(p -> {
+                    OffsetAndMetadata value = noOffsets ? null : committed.get(new TopicPartition(topic, p));
+                    return value == null ? PartitionOffset.none(p) : toPartitionOffset(p, value);
+                })
+                .toList())));
+        return new OffsetFetchResponse(groupId, ErrorCode.NONE, result);
+    }
+
+    private static PartitionOffset toPartitionOffset(int partition, OffsetAndMetadata value) {
+        return new PartitionOffset(partition, value.offset(), value.leaderEpoch(), value.metadata(), ErrorCode.NONE);
+    }
+
+    /**
+     * DescribeGroups. With {@code apiVersion} 6 or later (KIP-1043) an unknown group is
+     * GROUP_ID_NOT_FOUND; before, it is reported as a Dead group with no error.
+     */
+    public List<DescribedGroup> describeGroups(List<String> groupIds, short apiVersion) {
+        List<DescribedGroup> described = new ArrayList<>();
+        for (String groupId : groupIds) {
+            described.add(describeGroup(groupId, apiVersion));
+        }
+        return described;
+    }
+
+    private DescribedGroup describeGroup(String groupId, short apiVersion) {
+        if (groupId == null) {
+            return new DescribedGroup(null, ErrorCode.INVALID_GROUP_ID, "", "", "", List.of());
+        }
+        ClassicGroup group = groups.get(groupId);
+        if (group == null) {
+            ErrorCode error = apiVersion >= 6 ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.NONE;
+            return new DescribedGroup(groupId, error, ClassicGroupState.DEAD.displayName(), "", "", List.of());
+        }
+        boolean stable = group.isInState(ClassicGroupState.STABLE);
+        List<DescribedGroup.DescribedMember> members = new ArrayList<>();
+        for (ClassicGroupMember member : group.members().values()) {
+            Bytes metadata = stable ? member.metadata(group.protocolName()) : Bytes.EMPTY;
+            members.add(new DescribedGroup.DescribedMember(member.memberId(), member.groupInstanceId(),
+                    member.clientId(), member.clientHost(), metadata == null ? Bytes.EMPTY : metadata,
+                    member.assignment()));
+        }
+        return new DescribedGroup(groupId, ErrorCode.NONE, group.state().displayName(),
+                group.protocolType() == null ? "" : group.protocolType(),
+                stable && group.protocolName() != null ? group.protocolName() : "", members);
+    }
+
+    /**
+     * ListGroups, sorted by group id. Filters are case-insensitive; an empty filter matches all; every
+     * Cohort group is of type "classic", so any other type filter matches nothing.
+     */
+    public List<ListedGroup> listGroups(Collection<String> statesFilter, Collection<String> typesFilter) {
+        Set<String> states = lowerCase(statesFilter);
+        Set<String> types = lowerCase(typesFilter);
+        if (!types.isEmpty() && !types.contains(ListedGroup.CLASSIC_TYPE)) {
+            return List.of();
+        }
+        List<ListedGroup> listed = new ArrayList<>();
+        for (ClassicGroup group : new TreeMap<>(groups).values()) {
+            if (states.isEmpty() || states.contains(group.state().displayName().toLowerCase(Locale.ROOT))) {
+                listed.add(new ListedGroup(group.groupId(), group.protocolType() == null ? "" : group.protocolType(),
+                        group.state().displayName(), ListedGroup.CLASSIC_TYPE));
+            }
+        }
+        return listed;
+    }
+
+    private static Set<String> lowerCase(Collection<String> values) {
+        if (values == null) {
+            return Set.of();
+        }
+        return values.stream().map(v -> v.toLowerCase(Locale.ROOT)).collect(Collectors.toSet());
+    }
+
+    /**
+     * The whole state as records, sorted (groups by id, each group's value before its offsets, offsets
+     * by topic and partition): replaying them into an empty shard rebuilds this state exactly. Must be
+     * called on the apply thread for a consistent cut.
+     */
+    public List<CoordinatorRecord> snapshot() {
+        List<CoordinatorRecord> records = new ArrayList<>();
+        for (ClassicGroup group : new TreeMap<>(groups).values()) {
+            records.add(new CoordinatorRecord.GroupValue(group));
+            offsets.offsets(group.groupId()).forEach((tp, value) ->
+                    records.add(new CoordinatorRecord.OffsetValue(group.groupId(), tp.topic(), tp.partition(), value)));
+        }
+        return records;
+    }
+
+    /** Replaces the whole state with what {@code records} rebuild (snapshot load and install). */
+    public void restore(List<CoordinatorRecord> records) {
+        groups.clear();
+        for (String groupId : new ArrayList<>(offsets.groupIds())) {
+            for (TopicPartition tp : new ArrayList<>(offsets.offsets(groupId).keySet())) {
+                offsets.remove(groupId, tp);
+            }
+        }
+        records.forEach(this::replay);
+    }
+
+    /**
+     * The timers a new leader arms from the replicated state (Kafka's onLoaded): a fresh session
+     * timer for every member and pending member, the stored join and sync deadlines of in-flight
+     * rebalances, and the offset-expiration job.
+     */
+    public List<TimerOp> onLeaderReady(long nowMs) {
+        List<TimerOp> timers = new ArrayList<>();
+        for (ClassicGroup group : new TreeMap<>(groups).values()) {
+            String groupId = group.groupId();
+            for (ClassicGroupMember member : group.members().values()) {
+                int timeoutMs = member.isNew() ? config.newMemberJoinTimeoutMs() : member.sessionTimeoutMs();
+                timers.add(new TimerOp.Schedule(TimerOp.Keys.heartbeat(groupId, member.memberId()), nowMs + timeoutMs,
+                        new Command.ExpireMemberSession(groupId, member.memberId())));
+            }
+            group.pendingMembers().forEach((memberId, sessionTimeoutMs) -> timers.add(new TimerOp.Schedule(
+                    TimerOp.Keys.heartbeat(groupId, memberId), nowMs + sessionTimeoutMs,
+                    new Command.ExpireMemberSession(groupId, memberId))));
+            if (group.joinTimer() != null) {
+                timers.add(new TimerOp.Schedule(TimerOp.Keys.join(groupId), group.joinTimer().deadlineMs(),
+                        new Command.FireJoinTimer(groupId, group.joinTimer().deadlineMs())));
+            }
+            if (group.syncTimer() != null) {
+                timers.add(new TimerOp.Schedule(TimerOp.Keys.sync(groupId), group.syncTimer().deadlineMs(),
+                        new Command.FireSyncTimer(groupId, group.syncTimer().generationId(),
+                                group.syncTimer().deadlineMs())));
+            }
+        }
+        timers.add(new TimerOp.Schedule(TimerOp.Keys.EXPIRE_OFFSETS, nowMs + config.offsetsRetentionCheckIntervalMs(),
+                new Command.ExpireOffsets()));
+        return timers;
+    }
+
+    /** The group's current value, or null (a consistent immutable snapshot of it). */
+    public ClassicGroup group(String groupId) {
+        return groups.get(groupId);
+    }
+
+    /** Group ids in sorted order. */
+    public Set<String> groupIds() {
+        return new TreeSet<>(groups.keySet());
+    }
+
+    public int groupCount() {
+        return groups.size();
+    }
+
+    public long offsetCount() {
+        return offsets.size();
+    }
+
+    /** Number of groups in each state (for metrics). */
+    public Map<ClassicGroupState, Long> groupsByState() {
+        return groups.values().stream().collect(Collectors.groupingBy(ClassicGroup::state, TreeMap::new,
+                Collectors.counting()));
+    }
+
+    /** The answer to a heartbeat and the leader's timer operations. */
+    public record HeartbeatResult(io.cohort.core.response.HeartbeatResponse response, List<TimerOp> timers) {
+        public HeartbeatResult {
+            timers = List.copyOf(timers);
+        }
+    }
+}
