@@ -108,10 +108,13 @@ public sealed interface Command {
     record PartitionCommit(int partition, long offset, int leaderEpoch, String metadata) {
     }
 
-    /** DeleteGroups (reference 1.11) for the groups of one partition. */
+    /**
+     * DeleteGroups (reference 1.11) for the groups of one partition. A null id is kept (not rejected
+     * here): the shard answers it with INVALID_GROUP_ID, as Kafka does, and answers the others.
+     */
     record DeleteGroups(List<String> groupIds) implements Command {
         public DeleteGroups {
-            groupIds = List.copyOf(groupIds);
+            groupIds = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(groupIds));
         }
     }
 

@@ -244,6 +244,10 @@ public final class ClassicGroupEditor {
         return pendingSyncMembers.remove(memberId);
     }
 
+    public void clearPendingSyncMembers() {
+        pendingSyncMembers.clear();
+    }
+
     public boolean hasReceivedSyncFromAllMembers() {
         return pendingSyncMembers.isEmpty();
     }

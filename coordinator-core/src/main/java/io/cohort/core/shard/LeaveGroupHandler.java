@@ -48,6 +48,10 @@ final class LeaveGroupHandler {
         }
         if (!leaving.isEmpty()) {
             rebalancer.removeMembersAndRebalance(new ArrayList<>(leaving.values()));
+        } else if (group.view().pendingMembers().size() < existing.pendingMembers().size()) {
+            // Only pending members left: no rebalance of its own, but a join phase they held back
+            // may complete now (Kafka tries maybeCompleteJoinPhase after any successful leave).
+            rebalancer.maybeCompleteJoinPhase();
         }
         result.replyNow(new LeaveGroupResponse(ErrorCode.NONE, results));
         result.recordGroupIfChanged(existing, group);

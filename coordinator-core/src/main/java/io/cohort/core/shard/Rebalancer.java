@@ -238,7 +238,9 @@ final class Rebalancer {
                 new Command.FireSyncTimer(group.groupId(), group.generationId(), deadlineMs));
     }
 
+    /** Kafka's removeSyncExpiration: the pending-sync set goes with the timer that enforces it. */
     void cancelSyncTimer() {
+        group.clearPendingSyncMembers();
         if (group.syncTimer() != null) {
             group.setSyncTimer(null);
             result.cancel(TimerOp.Keys.sync(group.groupId()));

@@ -42,7 +42,7 @@ final class SyncGroupHandler {
             case PREPARING_REBALANCE -> result.replyNow(SyncGroupResponse.error(ErrorCode.REBALANCE_IN_PROGRESS));
             case COMPLETING_REBALANCE -> {
                 group.update(member.withAwaitingSync(true));
-                group.removePendingSyncMember(request.memberId());
+                removePendingSyncMember(group, rebalancer, request.memberId());
                 result.park(ParkKey.sync(group.groupId(), request.memberId()));
                 if (group.isLeader(request.memberId())) {
                     // Raft applies only committed entries, so the assignment is durable here: the
@@ -52,7 +52,7 @@ final class SyncGroupHandler {
                 }
             }
             case STABLE -> {
-                group.removePendingSyncMember(request.memberId());
+                removePendingSyncMember(group, rebalancer, request.memberId());
                 result.replyNow(new SyncGroupResponse(ErrorCode.NONE, group.protocolType(), group.protocolName(),
                         member.assignment()));
                 rebalancer.rescheduleHeartbeat(member);
@@ -60,6 +60,14 @@ final class SyncGroupHandler {
             default -> throw new IllegalStateException("SyncGroup validated in state " + group.state());
         }
         result.recordGroupIfChanged(existing, group);
+    }
+
+    /** Once every member of the generation has synced, the pending-sync timer has nothing left to do. */
+    private static void removePendingSyncMember(ClassicGroupEditor group, Rebalancer rebalancer, String memberId) {
+        group.removePendingSyncMember(memberId);
+        if (group.hasReceivedSyncFromAllMembers()) {
+            rebalancer.cancelSyncTimer();
+        }
     }
 
     /** Dead group, member/instance, generation, then protocol type and name (when present). */
