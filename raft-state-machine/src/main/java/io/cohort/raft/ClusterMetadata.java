@@ -1,0 +1,94 @@
+package io.cohort.raft;
+
+import io.cohort.core.GroupConfig;
+import java.io.IOException;
+import java.io.Reader;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+
+/**
+ * The cluster metadata file ({@code cluster.properties} in a node's data dir): written at the first
+ * start, compared at every later start. A node asked to start with another cluster id, partition
+ * count, peer list or group settings refuses, naming each difference, instead of silently routing
+ * groups to other partitions or applying the log with other rules than its replicas.
+ */
+public final class ClusterMetadata {
+    public static final String FILE_NAME = "cluster.properties";
+    private static final int FORMAT_VERSION = 1;
+
+    private ClusterMetadata() {
+    }
+
+    /** Thrown when the data dir belongs to a cluster with other settings. */
+    public static final class MismatchException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        MismatchException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Writes {@code spec} for node {@code nodeId} if the data dir has no metadata yet, else checks it.
+     *
+     * @return true if the metadata was written now (a new node), false if it was found and matched
+     * @throws MismatchException if the stored metadata differs
+     */
+    public static boolean writeOrVerify(Path dataDir, int nodeId, ClusterSpec spec) throws IOException {
+        Files.createDirectories(dataDir);
+        Path file = dataDir.resolve(FILE_NAME);
+        Properties expected = toProperties(nodeId, spec);
+        if (!Files.exists(file)) {
+            Path temp = dataDir.resolve(FILE_NAME + ".tmp");
+            try (Writer out = Files.newBufferedWriter(temp, StandardCharsets.UTF_8)) {
+                for (String key : new java.util.TreeSet<>(expected.stringPropertyNames())) {
+                    out.write(key + "=" + expected.getProperty(key) + "\n");
+                }
+            }
+            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE);
+            return true;
+        }
+        Properties stored = new Properties();
+        try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            stored.load(in);
+        }
+        List<String> differences = new ArrayList<>();
+        for (String key : new java.util.TreeSet<>(expected.stringPropertyNames())) {
+            String want = expected.getProperty(key);
+            String have = stored.getProperty(key);
+            if (!want.equals(have)) {
+                differences.add(key + ": stored " + have + ", configured " + want);
+            }
+        }
+        if (!differences.isEmpty()) {
+            throw new MismatchException("Data dir " + dataDir + " belongs to a cluster created with other settings ("
+                    + String.join("; ", differences) + "). These cannot change after creation: start the node with "
+                    + "the stored values, or point it at an empty data dir to create a new cluster.");
+        }
+        return false;
+    }
+
+    static Properties toProperties(int nodeId, ClusterSpec spec) {
+        Properties p = new Properties();
+        GroupConfig g = spec.groupConfig();
+        p.setProperty("format.version", Integer.toString(FORMAT_VERSION));
+        p.setProperty("cluster.id", spec.clusterId());
+        p.setProperty("node.id", Integer.toString(nodeId));
+        p.setProperty("offsets.partitions", Integer.toString(spec.partitions()));
+        p.setProperty("peers", String.join(",", spec.peers().stream().map(NodeAddress::toSpec).toList()));
+        p.setProperty("group.min.session.timeout.ms", Integer.toString(g.minSessionTimeoutMs()));
+        p.setProperty("group.max.session.timeout.ms", Integer.toString(g.maxSessionTimeoutMs()));
+        p.setProperty("group.initial.rebalance.delay.ms", Integer.toString(g.initialRebalanceDelayMs()));
+        p.setProperty("group.max.size", Integer.toString(g.maxGroupSize()));
+        p.setProperty("offsets.retention.ms", Long.toString(g.offsetsRetentionMs()));
+        p.setProperty("offsets.retention.check.interval.ms", Long.toString(g.offsetsRetentionCheckIntervalMs()));
+        p.setProperty("offset.metadata.max.bytes", Integer.toString(g.offsetMetadataMaxBytes()));
+        return p;
+    }
+}

@@ -1,0 +1,440 @@
+package io.cohort.raft;
+
+import io.cohort.core.PartitionFunction;
+import io.cohort.core.command.Command;
+import io.cohort.core.shard.GroupCoordinatorShard;
+import io.cohort.core.shard.Result;
+import io.cohort.core.shard.TimerOp;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.GroupManagementRequest;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.TransferLeadershipRequest;
+import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Cohort node's Raft side: a single RaftServer on one port hosting a replica of every offsets
+ * partition (one Raft group, one {@link PartitionStateMachine} each), plus what the leader of a
+ * partition runs beside Ratis: the in-process {@link Proposer} with group commit, the
+ * {@link LeaderTimers}, and the routing view of who leads each partition.
+ *
+ * <p>Leader election, log replication, durability and failover are Ratis's; this class only wires
+ * them to the core shards.
+ */
+public final class CohortRaftNode implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(CohortRaftNode.class);
+
+    private final int nodeId;
+    private final ClusterSpec spec;
+    private final RaftTuning tuning;
+    private final PartitionListener listener;
+    private final RaftPeerId selfId;
+    private final ClientId clientId = ClientId.randomId();
+    private final AtomicLong adminCallIds = new AtomicLong();
+    private final PartitionStateMachine[] stateMachines;
+    private final Map<RaftGroupId, Integer> partitionByGroup = new ConcurrentHashMap<>();
+    private final Proposer[] proposers;
+    private final LeaderTimers[] timers;
+    private final AtomicIntegerArray leaders;
+    private final ScheduledExecutorService timerScheduler;
+    private final RaftServer server;
+
+    private CohortRaftNode(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning, PartitionListener listener)
+            throws IOException {
+        this.nodeId = nodeId;
+        this.spec = spec;
+        this.tuning = tuning;
+        this.listener = listener;
+        this.selfId = RaftPeerId.valueOf(spec.peer(nodeId).peerId());
+        int partitions = spec.partitions();
+        this.stateMachines = new PartitionStateMachine[partitions];
+        this.proposers = new Proposer[partitions];
+        this.timers = new LeaderTimers[partitions];
+        this.leaders = new AtomicIntegerArray(partitions);
+        this.timerScheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, "cohort-timers-n" + nodeId);
+            thread.setDaemon(true);
+            return thread;
+        });
+        PartitionStateMachine.Hooks hooks = new Hooks();
+        for (int p = 0; p < partitions; p++) {
+            leaders.set(p, -1);
+            stateMachines[p] = new PartitionStateMachine(p, new GroupCoordinatorShard(spec.groupConfig()), hooks);
+            partitionByGroup.put(spec.raftGroupId(p), p);
+        }
+        this.server = RaftServer.newBuilder()
+                .setServerId(selfId)
+                .setProperties(raftProperties(dataDir, spec.peer(nodeId), tuning))
+                .setStateMachineRegistry(groupId -> {
+                    Integer partition = partitionByGroup.get(groupId);
+                    if (partition == null) {
+                        throw new IllegalStateException("Raft group " + groupId + " is not a partition of cluster "
+                                + spec.clusterId());
+                    }
+                    return stateMachines[partition];
+                })
+                .build();
+        for (int p = 0; p < partitions; p++) {
+            final int partition = p;
+            proposers[p] = new Proposer(p, server, spec.raftGroupId(p), selfId, clientId, tuning,
+                    () -> leaders.get(partition));
+            timers[p] = new LeaderTimers(p, timerScheduler, command -> proposers[partition].submit(command));
+        }
+    }
+
+    /**
+     * Starts the node: checks (or writes) the cluster metadata in {@code dataDir}, starts the Raft
+     * server, and creates the replicas of partitions this node does not host yet. Existing replicas
+     * come back from their storage: latest snapshot, then the log suffix.
+     *
+     * @throws ClusterMetadata.MismatchException if {@code dataDir} belongs to a cluster with other settings
+     */
+    public static CohortRaftNode start(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning,
+                                       PartitionListener listener) throws IOException {
+        ClusterMetadata.writeOrVerify(dataDir, nodeId, spec);
+        CohortRaftNode node = new CohortRaftNode(nodeId, spec, dataDir, tuning, listener);
+        node.server.start();
+        node.addMissingGroups();
+        LOG.info("node {} started: {} partitions on Raft port {}", nodeId, spec.partitions(),
+                spec.peer(nodeId).raftPort());
+        return node;
+    }
+
+    private static RaftProperties raftProperties(Path dataDir, NodeAddress self, RaftTuning tuning) {
+        RaftProperties properties = new RaftProperties();
+        RaftServerConfigKeys.setStorageDir(properties, List.of(dataDir.resolve("raft").toFile()));
+        GrpcConfigKeys.Server.setHost(properties, self.host());
+        GrpcConfigKeys.Server.setPort(properties, self.raftPort());
+        RaftServerConfigKeys.Rpc.setTimeoutMin(properties, millis(tuning.electionTimeoutMinMs()));
+        RaftServerConfigKeys.Rpc.setTimeoutMax(properties, millis(tuning.electionTimeoutMaxMs()));
+        RaftServerConfigKeys.Rpc.setRequestTimeout(properties, millis(tuning.rpcRequestTimeoutMs()));
+        RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(properties, millis(tuning.leaderStepDownWaitMs()));
+        RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(properties, true);
+        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(properties, tuning.snapshotEveryEntries());
+        RaftServerConfigKeys.Snapshot.setRetentionFileNum(properties, tuning.snapshotRetentionFiles());
+        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(properties, true);
+        RaftServerConfigKeys.Log.setSegmentSizeMax(properties, SizeInBytes.valueOf(tuning.segmentSizeMaxBytes()));
+        RaftServerConfigKeys.Log.setPreallocatedSize(properties, SizeInBytes.valueOf(tuning.preallocatedBytes()));
+        RaftServerConfigKeys.Log.setWriteBufferSize(properties, SizeInBytes.valueOf(tuning.writeBufferBytes()));
+        // One log entry (a whole batch) must fit the write buffer: 4 bytes of length, 4 of checksum.
+        RaftServerConfigKeys.Log.Appender.setBufferByteLimit(properties,
+                SizeInBytes.valueOf(tuning.writeBufferBytes() - 8));
+        RaftServerConfigKeys.Read.setOption(properties, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+        RaftServerConfigKeys.Read.setLeaderLeaseEnabled(properties, tuning.leaderLeaseEnabled());
+        RaftServerConfigKeys.Read.setTimeout(properties, millis(tuning.readTimeoutMs()));
+        return properties;
+    }
+
+    private static TimeDuration millis(long ms) {
+        return TimeDuration.valueOf(ms, TimeUnit.MILLISECONDS);
+    }
+
+    /** The Raft group of {@code partition}, with the preferred leader {@code p mod N} prioritized. */
+    RaftGroup raftGroup(int partition) {
+        List<RaftPeer> peers = new ArrayList<>();
+        int preferred = spec.preferredLeader(partition);
+        for (NodeAddress address : spec.peers()) {
+            peers.add(RaftPeer.newBuilder()
+                    .setId(address.peerId())
+                    .setAddress(address.raftAddress())
+                    .setPriority(address.nodeId() == preferred ? 1 : 0)
+                    .build());
+        }
+        return RaftGroup.valueOf(spec.raftGroupId(partition), peers);
+    }
+
+    private void addMissingGroups() throws IOException {
+        Set<RaftGroupId> existing = new HashSet<>();
+        server.getGroupIds().forEach(existing::add);
+        for (int p = 0; p < spec.partitions(); p++) {
+            if (existing.contains(spec.raftGroupId(p))) {
+                continue;
+            }
+            RaftClientReply reply = server.groupManagement(GroupManagementRequest.newAdd(clientId, selfId,
+                    adminCallIds.incrementAndGet(), raftGroup(p), true));
+            if (!reply.isSuccess()) {
+                throw new IOException("could not create the replica of partition " + p + ": " + reply.getException());
+            }
+        }
+    }
+
+    public int nodeId() {
+        return nodeId;
+    }
+
+    public ClusterSpec spec() {
+        return spec;
+    }
+
+    public int partitions() {
+        return spec.partitions();
+    }
+
+    public int partitionFor(String groupId) {
+        return PartitionFunction.partitionFor(groupId, spec.partitions());
+    }
+
+    /** The leader of {@code partition} as this node knows it, or -1. */
+    public int leaderOf(int partition) {
+        return leaders.get(partition);
+    }
+
+    private RaftServer.Division division(int partition) throws IOException {
+        return server.getDivision(spec.raftGroupId(partition));
+    }
+
+    /** Whether this node leads {@code partition} and has applied its term's first entry. */
+    public boolean isLeaderReady(int partition) {
+        try {
+            DivisionInfo info = division(partition).getInfo();
+            return info.isLeader() && info.isLeaderReady();
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    public boolean isLeader(int partition) {
+        try {
+            return division(partition).getInfo().isLeader();
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** The shard of {@code partition}: its read methods are safe to call beside apply. */
+    public GroupCoordinatorShard shard(int partition) {
+        return stateMachines[partition].shard();
+    }
+
+    public PartitionStateMachine stateMachine(int partition) {
+        return stateMachines[partition];
+    }
+
+    /**
+     * Proposes {@code command} to {@code partition}; completes with its result once committed and
+     * applied here. Fails with {@link ProposalException} if this node is not the leader-ready leader.
+     */
+    public CompletableFuture<Result> submit(int partition, Command command) {
+        ProposalException refusal = refuseUnlessLeaderReady(partition);
+        if (refusal != null) {
+            return CompletableFuture.failedFuture(refusal);
+        }
+        return proposers[partition].submit(command);
+    }
+
+    private ProposalException refuseUnlessLeaderReady(int partition) {
+        if (!isLeader(partition)) {
+            return new ProposalException(ProposalException.Kind.NOT_LEADER, leaders.get(partition),
+                    "node " + nodeId + " does not lead partition " + partition, null);
+        }
+        if (!isLeaderReady(partition)) {
+            return new ProposalException(ProposalException.Kind.NOT_READY, nodeId,
+                    "node " + nodeId + " leads partition " + partition + " but is not ready yet", null);
+        }
+        return null;
+    }
+
+    /**
+     * Reads {@code partition}'s shard. Linearizable (the default for OffsetFetch and DescribeGroups):
+     * only on the leader, after Ratis confirms through the leader lease or a read index that
+     * everything committed before the read is applied here, so a fetch after an acknowledged commit
+     * sees it, also across failover. Local: this replica's applied state at once, possibly stale.
+     */
+    public <T> CompletableFuture<T> read(int partition, boolean linearizable, Function<GroupCoordinatorShard, T> read) {
+        GroupCoordinatorShard shard = stateMachines[partition].shard();
+        if (!linearizable) {
+            return CompletableFuture.completedFuture(read.apply(shard));
+        }
+        ProposalException refusal = refuseUnlessLeaderReady(partition);
+        if (refusal != null) {
+            return CompletableFuture.failedFuture(refusal);
+        }
+        CompletableFuture<T> result = new CompletableFuture<>();
+        PartitionStateMachine stateMachine = stateMachines[partition];
+        Message message = stateMachine.registerRead(() -> {
+            try {
+                result.complete(read.apply(shard));
+            } catch (RuntimeException e) {
+                result.completeExceptionally(e);
+            }
+        });
+        RaftClientRequest request = RaftClientRequest.newBuilder()
+                .setClientId(clientId)
+                .setServerId(selfId)
+                .setGroupId(spec.raftGroupId(partition))
+                .setCallId(adminCallIds.incrementAndGet())
+                .setMessage(message)
+                .setType(RaftClientRequest.readRequestType())
+                .setTimeoutMs(tuning.readTimeoutMs())
+                .build();
+        CompletableFuture<RaftClientReply> reply;
+        try {
+            reply = server.submitClientRequestAsync(request);
+        } catch (IOException e) {
+            reply = CompletableFuture.failedFuture(e);
+        }
+        reply.whenComplete((r, error) -> {
+            if (result.isDone()) {
+                return;
+            }
+            stateMachine.abandonRead(message);
+            Throwable cause = error != null ? error : r.getException();
+            ProposalException.Kind kind = r != null && r.getNotLeaderException() != null
+                    ? ProposalException.Kind.NOT_LEADER : ProposalException.Kind.INDETERMINATE;
+            result.completeExceptionally(new ProposalException(kind, leaders.get(partition),
+                    "partition " + partition + ": linearizable read failed: " + cause, cause));
+        });
+        return result;
+    }
+
+    /** Applies timer operations a heartbeat produced (leader only; ignored elsewhere). */
+    public void applyTimerOps(int partition, List<TimerOp> ops) {
+        timers[partition].apply(ops);
+    }
+
+    /** Asks the leader of {@code partition} (this node) to hand leadership to {@code targetNodeId}. */
+    public CompletableFuture<RaftClientReply> transferLeadership(int partition, int targetNodeId, long timeoutMs) {
+        TransferLeadershipRequest request = new TransferLeadershipRequest(clientId, selfId, spec.raftGroupId(partition),
+                adminCallIds.incrementAndGet(), RaftPeerId.valueOf(spec.peer(targetNodeId).peerId()), timeoutMs);
+        try {
+            return server.transferLeadershipAsync(request);
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** This node's view of one partition (for ClusterStatus and tests). */
+    public PartitionStatus status(int partition) {
+        try {
+            RaftServer.Division division = division(partition);
+            DivisionInfo info = division.getInfo();
+            List<PartitionStatus.Replica> replicas = new ArrayList<>();
+            if (info.isLeader()) {
+                List<ServerRpcProto> followers = info.getRoleInfoProto().getLeaderInfo().getFollowerInfoList();
+                // Null when this division stopped leading since isLeader() above (a step-down race).
+                long[] matchIndices = info.getFollowerMatchIndices();
+                long[] nextIndices = info.getFollowerNextIndices();
+                int known = matchIndices == null || nextIndices == null ? 0
+                        : Math.min(matchIndices.length, nextIndices.length);
+                long commitIndex = division.getRaftLog().getLastCommittedIndex();
+                for (int i = 0; i < followers.size() && i < known; i++) {
+                    String peer = followers.get(i).getId().getId().toStringUtf8();
+                    replicas.add(new PartitionStatus.Replica(Integer.parseInt(peer.substring(1)), matchIndices[i],
+                            nextIndices[i], Math.max(0, commitIndex - matchIndices[i]),
+                            followers.get(i).getLastRpcElapsedTimeMs()));
+                }
+            }
+            long snapshotIndex = stateMachines[partition].getLatestSnapshot() == null ? -1
+                    : stateMachines[partition].getLatestSnapshot().getIndex();
+            return new PartitionStatus(partition, spec.raftGroupId(partition).getUuid().toString(),
+                    leaders.get(partition), info.getCurrentTerm(), info.isLeader(), info.isLeaderReady(),
+                    division.getRaftLog().getLastCommittedIndex(), info.getLastAppliedIndex(), snapshotIndex,
+                    info.getCurrentRole() == RaftPeerRole.LEADER ? replicas : List.of());
+        } catch (IOException e) {
+            return new PartitionStatus(partition, spec.raftGroupId(partition).getUuid().toString(), -1, -1, false,
+                    false, -1, -1, -1, List.of());
+        }
+    }
+
+    /** Entries and commands this node proposed for {@code partition} (group-commit efficiency). */
+    public long[] proposalCounts(int partition) {
+        return new long[] {proposers[partition].entriesProposed(), proposers[partition].commandsProposed()};
+    }
+
+    @Override
+    public void close() throws IOException {
+        for (Proposer proposer : proposers) {
+            proposer.close();
+        }
+        for (LeaderTimers timer : timers) {
+            timer.deactivate();
+        }
+        timerScheduler.shutdownNow();
+        server.close();
+    }
+
+    private static int nodeIdOf(RaftPeerId peerId) {
+        if (peerId == null) {
+            return -1;
+        }
+        String id = peerId.toString();
+        try {
+            return id.startsWith("n") ? Integer.parseInt(id.substring(1)) : -1;
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /** Ratis events of every partition, routed to the proposer, the timers and the listener. */
+    private final class Hooks implements PartitionStateMachine.Hooks {
+        @Override
+        public void onApplied(int partition, long index, ClientId entryClientId, long entryCallId,
+                              List<Result> results) {
+            if (clientId.equals(entryClientId)) {
+                proposers[partition].onApplied(entryCallId, results);
+            }
+            LeaderTimers partitionTimers = timers[partition];
+            if (partitionTimers.isActive()) {
+                for (Result result : results) {
+                    partitionTimers.apply(result.timers());
+                }
+            }
+            listener.onApplied(partition, results);
+        }
+
+        @Override
+        public void onLeaderChanged(int partition, RaftPeerId leaderId) {
+            int leader = nodeIdOf(leaderId);
+            leaders.set(partition, leader);
+            if (leader != nodeId) {
+                timers[partition].deactivate();
+            }
+            listener.onLeaderChanged(partition, leader);
+        }
+
+        @Override
+        public void onLeaderReady(int partition) {
+            // Arm every timer the replicated state implies; members get a fresh session to find us.
+            timers[partition].activate(stateMachines[partition].shard().onLeaderReady(System.currentTimeMillis()));
+            LOG.info("node {}: leader-ready for partition {}", nodeId, partition);
+            listener.onLeaderReady(partition);
+        }
+
+        @Override
+        public void onNotLeader(int partition) {
+            timers[partition].deactivate();
+            LOG.info("node {}: stepped down from partition {}", nodeId, partition);
+            listener.onStepDown(partition);
+        }
+    }
+}

@@ -1,0 +1,261 @@
+package io.cohort.raft;
+
+import io.cohort.core.command.Command;
+import io.cohort.core.shard.GroupCoordinatorShard;
+import io.cohort.core.shard.Result;
+import io.cohort.raft.log.LogCodec;
+import io.cohort.raft.log.SnapshotCodec;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.ratis.io.MD5Hash;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
+import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.MD5FileUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Ratis state machine of one offsets partition: a thin adapter that decodes each committed
+ * entry, hands its commands in order to the core shard with the entry's leader time, and reports
+ * the results. It never decides anything about groups itself.
+ *
+ * <p>Every replica applies every entry, so every follower holds warm, identical groups and offsets;
+ * a new leader needs no loading. Results go to {@link Hooks#onApplied} on every replica: on the
+ * leader they complete the proposer's futures and the parked calls and arm timers; followers drop
+ * them. Nothing is encoded on the way back: the proposer submits in-process, so results are handed
+ * over as objects.
+ *
+ * <p>Protocol errors are values inside results. An exception here (an undecodable entry, or a
+ * record that breaks an invariant in replay) stops the node on purpose: a replica must not diverge.
+ */
+public final class PartitionStateMachine extends BaseStateMachine {
+    private static final Logger LOG = LoggerFactory.getLogger(PartitionStateMachine.class);
+
+    /** What the node runtime wants to hear from a partition. */
+    public interface Hooks {
+        /**
+         * An entry was applied. {@code clientId} and {@code callId} name the proposal that created it
+         * (they are in the log entry, so every replica sees them). Runs on the apply thread.
+         */
+        void onApplied(int partition, long index, ClientId clientId, long callId, List<Result> results);
+
+        void onLeaderChanged(int partition, RaftPeerId leaderId);
+
+        void onLeaderReady(int partition);
+
+        void onNotLeader(int partition);
+    }
+
+    private final int partition;
+    private final GroupCoordinatorShard shard;
+    private final Hooks hooks;
+    private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+    private final AtomicLong readIds = new AtomicLong();
+    /** A sequence lock around apply: odd while an entry is being applied (for consistent digests). */
+    private final AtomicLong applySequence = new AtomicLong();
+    private final ConcurrentHashMap<Long, Runnable> pendingReads = new ConcurrentHashMap<>();
+
+    public PartitionStateMachine(int partition, GroupCoordinatorShard shard, Hooks hooks) {
+        this.partition = partition;
+        this.shard = shard;
+        this.hooks = hooks;
+    }
+
+    public int partition() {
+        return partition;
+    }
+
+    /** The core shard; read methods on it are safe beside apply. */
+    public GroupCoordinatorShard shard() {
+        return shard;
+    }
+
+    @Override
+    public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
+        super.initialize(server, groupId, raftStorage);
+        storage.init(raftStorage);
+        loadLatestSnapshot();
+    }
+
+    /** Called after a snapshot was installed from the leader: load it, replacing the state. */
+    @Override
+    public void reinitialize() throws IOException {
+        loadLatestSnapshot();
+    }
+
+    @Override
+    public SimpleStateMachineStorage getStateMachineStorage() {
+        return storage;
+    }
+
+    @Override
+    public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+        LogEntryProto entry = trx.getLogEntry();
+        ByteString data = entry.getStateMachineLogEntry().getLogData();
+        LogCodec.DecodedEntry decoded = LogCodec.decodeEntry(data.asReadOnlyByteBuffer());
+        List<Result> results = new ArrayList<>(decoded.commands().size());
+        applySequence.incrementAndGet();
+        try {
+            for (Command command : decoded.commands()) {
+                results.add(shard.apply(command, decoded.leaderTimeMs()));
+            }
+            updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+        } finally {
+            applySequence.incrementAndGet();
+        }
+        hooks.onApplied(partition, entry.getIndex(),
+                ClientId.valueOf(entry.getStateMachineLogEntry().getClientId()),
+                entry.getStateMachineLogEntry().getCallId(), results);
+        return CompletableFuture.completedFuture(Message.EMPTY);
+    }
+
+    /**
+     * Runs {@code read} against the shard after Ratis confirmed, through a read index or the leader
+     * lease, that this replica has applied everything committed before the read arrived. The read
+     * request carries only an id; the closure stays in memory on this node.
+     */
+    public Message registerRead(Runnable read) {
+        long id = readIds.incrementAndGet();
+        pendingReads.put(id, read);
+        return Message.valueOf(ByteString.copyFrom(ByteBuffer.allocate(Long.BYTES).putLong(0, id)));
+    }
+
+    /** Forgets a read whose request failed before reaching {@link #query}. */
+    public void abandonRead(Message message) {
+        pendingReads.remove(message.getContent().asReadOnlyByteBuffer().getLong(0));
+    }
+
+    @Override
+    public CompletableFuture<Message> query(Message request) {
+        Runnable read = pendingReads.remove(request.getContent().asReadOnlyByteBuffer().getLong(0));
+        if (read != null) {
+            read.run();
+        }
+        return CompletableFuture.completedFuture(Message.EMPTY);
+    }
+
+    /**
+     * Writes the sorted records of the whole state to a temp file, then renames it into place, so a
+     * crash never leaves a half-written snapshot under a valid name. Runs on the apply thread, which
+     * gives a consistent cut.
+     */
+    @Override
+    public long takeSnapshot() throws IOException {
+        TermIndex last = getLastAppliedTermIndex();
+        if (last == null || last.getIndex() < 0) {
+            return RaftLogIndex.INVALID;
+        }
+        File snapshotFile = storage.getSnapshotFile(last.getTerm(), last.getIndex());
+        Path temp = snapshotFile.toPath().resolveSibling(snapshotFile.getName() + ".tmp");
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(temp), 1 << 16)) {
+            SnapshotCodec.write(out, partition, last.getTerm(), last.getIndex(), shard.snapshot());
+        }
+        Files.move(temp, snapshotFile.toPath(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(snapshotFile);
+        storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(snapshotFile.toPath(), md5), last));
+        LOG.info("partition {}: snapshot at {} ({} groups, {} offsets, {} bytes)", partition, last,
+                shard.groupCount(), shard.offsetCount(), Files.size(snapshotFile.toPath()));
+        return last.getIndex();
+    }
+
+    private void loadLatestSnapshot() throws IOException {
+        SingleFileSnapshotInfo snapshot = storage.loadLatestSnapshot();
+        if (snapshot == null) {
+            return;
+        }
+        Path path = snapshot.getFile().getPath();
+        if (snapshot.getFile().getFileDigest() != null) {
+            MD5FileUtil.verifySavedMD5(path.toFile(), snapshot.getFile().getFileDigest());
+        }
+        SnapshotCodec.Snapshot loaded;
+        try (InputStream in = new BufferedInputStream(Files.newInputStream(path), 1 << 16)) {
+            loaded = SnapshotCodec.read(in);
+        }
+        if (loaded.partition() != partition) {
+            throw new IOException("snapshot " + path + " belongs to partition " + loaded.partition()
+                    + ", not " + partition);
+        }
+        shard.restore(loaded.records());
+        setLastAppliedTermIndex(snapshot.getTermIndex());
+        LOG.info("partition {}: loaded snapshot {} ({} groups, {} offsets)", partition, snapshot.getTermIndex(),
+                shard.groupCount(), shard.offsetCount());
+    }
+
+    @Override
+    public void notifyLeaderChanged(RaftGroupMemberId groupMemberId, RaftPeerId newLeaderId) {
+        hooks.onLeaderChanged(partition, newLeaderId);
+    }
+
+    @Override
+    public void notifyLeaderReady() {
+        hooks.onLeaderReady(partition);
+    }
+
+    @Override
+    public void notifyNotLeader(Collection<TransactionContext> pendingEntries) {
+        hooks.onNotLeader(partition);
+    }
+
+    /** For tests and status: what this replica has applied. */
+    public long lastAppliedIndex() {
+        TermIndex last = getLastAppliedTermIndex();
+        return last == null ? -1 : last.getIndex();
+    }
+
+    /** A digest of the whole state and the applied index it was taken at. */
+    public record StateDigest(long appliedIndex, String digest) {
+    }
+
+    /**
+     * A digest of this replica's state (equal on replicas that applied the same log), taken beside
+     * apply: a sequence lock around apply is read before and after, and the digest is retried until
+     * no entry was applied in between, so it belongs to exactly that index. Returns null if writes never
+     * paused during {@code attempts} tries.
+     */
+    public StateDigest stateDigest(int attempts) {
+        for (int i = 0; i < attempts; i++) {
+            long sequence = applySequence.get();
+            long index = lastAppliedIndex();
+            if ((sequence & 1) != 0) {
+                Thread.onSpinWait();
+                continue;
+            }
+            String digest = SnapshotCodec.digest(shard.snapshot());
+            if (applySequence.get() == sequence) {
+                return new StateDigest(index, digest);
+            }
+        }
+        return null;
+    }
+
+    private static final class RaftLogIndex {
+        static final long INVALID = -1;
+    }
+}

@@ -1,0 +1,312 @@
+package io.cohort.raft;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.cohort.core.Bytes;
+import io.cohort.core.ErrorCode;
+import io.cohort.core.GroupConfig;
+import io.cohort.core.command.Command;
+import io.cohort.core.group.ClassicGroupState;
+import io.cohort.core.response.JoinGroupResponse;
+import io.cohort.core.response.OffsetCommitResponse;
+import io.cohort.core.response.OffsetFetchResponse;
+import io.cohort.core.response.Response;
+import io.cohort.core.response.SyncGroupResponse;
+import io.cohort.core.shard.ParkKey;
+import io.cohort.core.shard.Result;
+import io.cohort.raft.log.SnapshotCodec;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The replication layer on a 3-node cluster of real Ratis servers with on-disk logs on loopback:
+ * commands replicate and results come back, replicas stay byte-identical, failover keeps every
+ * group and offset, restarts recover from snapshot + log, and a lagging follower is caught up by
+ * snapshot install once the leader purged its log.
+ */
+class ReplicationTest {
+    private static final GroupConfig GROUPS = GroupConfig.defaults().withInitialRebalanceDelayMs(100);
+
+    @TempDir
+    Path tmp;
+
+    private static Result done(CompletableFuture<Result> future) throws Exception {
+        return future.get(20, TimeUnit.SECONDS);
+    }
+
+    private static ErrorCode commitError(Result result) {
+        return ((OffsetCommitResponse) result.immediateResponse()).topics().get(0).partitions().get(0).error();
+    }
+
+    private static long fetched(CohortRaftNode node, int partition, String group, String topic, int p) throws Exception {
+        OffsetFetchResponse response = node.read(partition, true,
+                shard -> shard.fetchOffsets(group, Map.of(topic, List.of(p)))).get(20, TimeUnit.SECONDS);
+        return response.topics().get(0).partitions().get(0).offset();
+    }
+
+    /** Joins one dynamic member (MEMBER_ID_REQUIRED round trip) and waits out the initial delay. */
+    private static String joinOneMember(RaftTestCluster cluster, String group) throws Exception {
+        int partition = cluster.node(0).partitionFor(group);
+        CohortRaftNode leader = cluster.leaderOf(partition);
+        Result first = done(leader.submit(partition, Commands.join(group, "", "s1")));
+        String memberId = ((JoinGroupResponse) first.immediateResponse()).memberId();
+        assertThat(((JoinGroupResponse) first.immediateResponse()).error()).isEqualTo(ErrorCode.MEMBER_ID_REQUIRED);
+        Result second = done(leader.submit(partition, Commands.join(group, memberId, "s2")));
+        assertThat(second.reply()).isInstanceOf(Result.Reply.Parked.class);
+        Map<ParkKey, Response> delivered = cluster.delivered.get(leader.nodeId());
+        await().atMost(Duration.ofSeconds(10)).until(() -> delivered.containsKey(ParkKey.join(group, memberId)));
+        JoinGroupResponse joined = (JoinGroupResponse) delivered.get(ParkKey.join(group, memberId));
+        assertThat(joined.error()).isEqualTo(ErrorCode.NONE);
+        assertThat(joined.generationId()).isEqualTo(1);
+        return memberId;
+    }
+
+    @Test
+    void aRebalanceAndItsCommitsReplicateToEveryReplica() throws Exception {
+        try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 3, GROUPS)) {
+            String group = "orders";
+            int partition = cluster.node(0).partitionFor(group);
+            String memberId = joinOneMember(cluster, group);
+            CohortRaftNode leader = cluster.leaderOf(partition);
+            Result sync = done(leader.submit(partition, Commands.sync(group, memberId, 1,
+                    List.of(new Command.MemberAssignment(memberId, Bytes.copyOf(new byte[] {7}))))));
+            assertThat(((SyncGroupResponse) sync.immediateResponse()).assignment()).isEqualTo(Bytes.copyOf(new byte[] {7}));
+            assertThat(commitError(done(leader.submit(partition, Commands.commit(group, memberId, 1, "t", 0, 10)))))
+                    .isEqualTo(ErrorCode.NONE);
+
+            cluster.awaitReplicasConverged(partition);
+            for (CohortRaftNode node : cluster.runningNodes()) {
+                assertThat(node.shard(partition).group(group).state()).isEqualTo(ClassicGroupState.STABLE);
+                assertThat(node.shard(partition).fetchOffsets(group, Map.of("t", List.of(0))).topics().get(0)
+                        .partitions().get(0).offset()).isEqualTo(10L);
+            }
+        }
+    }
+
+    @Test
+    void replicasAreByteIdenticalAfterARandomWorkload() throws Exception {
+        try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 3, GROUPS)) {
+            Random random = new Random(42);
+            for (int i = 0; i < 300; i++) {
+                String group = "g" + random.nextInt(20);
+                int partition = cluster.node(0).partitionFor(group);
+                Command command = random.nextInt(5) == 0
+                        ? Commands.join(group, "", "s" + i)
+                        : Commands.simpleCommit(group, "t" + random.nextInt(3), random.nextInt(4), random.nextInt(1000));
+                cluster.submitToLeader(partition, command);
+            }
+            for (int p = 0; p < cluster.spec.partitions(); p++) {
+                cluster.awaitReplicasConverged(p);
+                List<String> digests = new ArrayList<>();
+                for (CohortRaftNode node : cluster.runningNodes()) {
+                    digests.add(SnapshotCodec.digest(node.shard(p).snapshot()));
+                }
+                assertThat(digests).as("partition %d", p).hasSize(3).containsOnly(digests.get(0));
+                assertThat(cluster.node(0).shard(p).groupCount()).isPositive();
+            }
+        }
+    }
+
+    @Test
+    void concurrentCommandsAreGroupedIntoFewerEntries() throws Exception {
+        try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS)) {
+            CohortRaftNode leader = cluster.leaderOf(0);
+            List<CompletableFuture<Result>> pending = new ArrayList<>();
+            for (int i = 0; i < 2_000; i++) {
+                pending.add(leader.submit(0, Commands.simpleCommit("g" + (i % 50), "t", 0, i)));
+            }
+            for (CompletableFuture<Result> future : pending) {
+                assertThat(commitError(done(future))).isEqualTo(ErrorCode.NONE);
+            }
+            long[] counts = leader.proposalCounts(0);
+            assertThat(counts[1]).isEqualTo(2_000);
+            assertThat(counts[0]).as("entries for 2,000 concurrent commands").isLessThan(2_000);
+        }
+    }
+
+    @Test
+    void aNewLeaderServesTheSameGroupsAndOffsetsAndFinishesAnInFlightRebalance() throws Exception {
+        try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS.withInitialRebalanceDelayMs(100))) {
+            String group = "payments";
+            String first = joinOneMember(cluster, group);
+            CohortRaftNode leader = cluster.leaderOf(0);
+            done(leader.submit(0, Commands.sync(group, first, 1,
+                    List.of(new Command.MemberAssignment(first, Bytes.copyOf(new byte[] {1}))))));
+            assertThat(commitError(done(leader.submit(0, Commands.commit(group, first, 1, "t", 0, 99)))))
+                    .isEqualTo(ErrorCode.NONE);
+            // A second member joins: the group is PreparingRebalance, waiting for the first to rejoin.
+            Result pendingId = done(leader.submit(0, Commands.join(group, "", "s3")));
+            String second = ((JoinGroupResponse) pendingId.immediateResponse()).memberId();
+            assertThat(done(leader.submit(0, Commands.join(group, second, "s4"))).reply())
+                    .isInstanceOf(Result.Reply.Parked.class);
+            cluster.awaitReplicasConverged(0);
+
+            cluster.stopNode(leader.nodeId());
+            CohortRaftNode newLeader = cluster.leaderOf(0);
+            assertThat(newLeader.nodeId()).isNotEqualTo(leader.nodeId());
+            // Everything is there at once: no loading phase.
+            assertThat(newLeader.shard(0).group(group).state()).isEqualTo(ClassicGroupState.PREPARING_REBALANCE);
+            assertThat(fetched(newLeader, 0, group, "t", 0)).isEqualTo(99L);
+
+            // Both members resend their JoinGroup with the same ids; the rebalance completes.
+            Map<ParkKey, Response> delivered = cluster.delivered.get(newLeader.nodeId());
+            done(newLeader.submit(0, Commands.join(group, second, "s5")));
+            Result rejoin = done(newLeader.submit(0, Commands.join(group, first, "s6")));
+            JoinGroupResponse firstAnswer = rejoin.immediateResponse() != null
+                    ? (JoinGroupResponse) rejoin.immediateResponse()
+                    : (JoinGroupResponse) delivered.get(ParkKey.join(group, first));
+            assertThat(firstAnswer.error()).isEqualTo(ErrorCode.NONE);
+            assertThat(firstAnswer.generationId()).isEqualTo(2);
+            await().atMost(Duration.ofSeconds(10)).until(() -> delivered.containsKey(ParkKey.join(group, second)));
+            assertThat(((JoinGroupResponse) delivered.get(ParkKey.join(group, second))).generationId()).isEqualTo(2);
+            assertThat(newLeader.shard(0).group(group).state()).isEqualTo(ClassicGroupState.COMPLETING_REBALANCE);
+        }
+    }
+
+    @Test
+    void theNewLeaderExpiresAMemberThatStoppedHeartbeating() throws Exception {
+        try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS)) {
+            String group = "silent";
+            CohortRaftNode leader = cluster.leaderOf(0);
+            Result first = done(leader.submit(0, new Command.JoinGroup(group, "", null, "consumer",
+                    List.of(new io.cohort.core.group.Protocol("range", Bytes.EMPTY)), 6_000, 1_000, "c", "/h", null,
+                    (short) 3, "s1")));
+            assertThat(first.reply()).isInstanceOf(Result.Reply.Parked.class);
+            await().atMost(Duration.ofSeconds(10)).until(() ->
+                    leader.shard(0).group(group).state() == ClassicGroupState.COMPLETING_REBALANCE);
+            cluster.awaitReplicasConverged(0);
+            cluster.stopNode(leader.nodeId());
+            CohortRaftNode newLeader = cluster.leaderOf(0);
+            // Nobody heartbeats: the sync timeout (rebalance timeout 1 s) or session (6 s) empties the group.
+            await().atMost(Duration.ofSeconds(20)).until(() ->
+                    newLeader.shard(0).group(group).state() == ClassicGroupState.EMPTY);
+            assertThat(newLeader.shard(0).group(group).generationId()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void linearizableAndLocalReads() throws Exception {
+        try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS)) {
+            CohortRaftNode leader = cluster.leaderOf(0);
+            for (int i = 1; i <= 20; i++) {
+                assertThat(commitError(done(leader.submit(0, Commands.simpleCommit("r", "t", 0, i)))))
+                        .isEqualTo(ErrorCode.NONE);
+                assertThat(fetched(leader, 0, "r", "t", 0)).isEqualTo((long) i);
+            }
+            CohortRaftNode follower = cluster.runningNodes().stream().filter(n -> n != leader).findFirst().orElseThrow();
+            assertThatThrownBy(() -> follower.read(0, true, s -> s.groupCount()).get(10, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(ProposalException.class);
+            await().atMost(Duration.ofSeconds(10)).until(() ->
+                    follower.read(0, false, s -> s.fetchOffsets("r", Map.of("t", List.of(0)))).get()
+                            .topics().get(0).partitions().get(0).offset() == 20L);
+        }
+    }
+
+    @Test
+    void aFollowerRefusesWritesWithTheLeaderHint() throws Exception {
+        try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS)) {
+            CohortRaftNode leader = cluster.leaderOf(0);
+            CohortRaftNode follower = cluster.runningNodes().stream().filter(n -> n != leader).findFirst().orElseThrow();
+            await().atMost(Duration.ofSeconds(10)).until(() -> follower.leaderOf(0) == leader.nodeId());
+            assertThatThrownBy(() -> follower.submit(0, Commands.simpleCommit("x", "t", 0, 1)).get())
+                    .cause()
+                    .isInstanceOfSatisfying(ProposalException.class, e -> {
+                        assertThat(e.kind()).isEqualTo(ProposalException.Kind.NOT_LEADER);
+                        assertThat(e.leaderHint()).isEqualTo(leader.nodeId());
+                    });
+        }
+    }
+
+    @Test
+    void aRestartedFollowerCatchesUpFromTheLog() throws Exception {
+        try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS)) {
+            CohortRaftNode leader = cluster.leaderOf(0);
+            int followerId = (leader.nodeId() + 1) % 3;
+            cluster.stopNode(followerId);
+            for (int i = 0; i < 50; i++) {
+                done(leader.submit(0, Commands.simpleCommit("lag", "t", i % 5, i)));
+            }
+            cluster.startNode(followerId);
+            cluster.awaitReplicasConverged(0);
+            assertThat(SnapshotCodec.digest(cluster.node(followerId).shard(0).snapshot()))
+                    .isEqualTo(SnapshotCodec.digest(leader.shard(0).snapshot()));
+        }
+    }
+
+    @Test
+    void aFollowerBehindThePurgedLogIsCaughtUpBySnapshotInstall() throws Exception {
+        RaftTuning snapshotOften = RaftTestCluster.TEST_TUNING.withSnapshotEveryEntries(20).withBatching(1, 1);
+        try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS, snapshotOften)) {
+            CohortRaftNode leader = cluster.leaderOf(0);
+            int followerId = (leader.nodeId() + 1) % 3;
+            cluster.stopNode(followerId);
+            for (int i = 0; i < 200; i++) {
+                done(leader.submit(0, Commands.simpleCommit("purged", "t" + (i % 7), i % 3, i)));
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> leader.status(0).snapshotIndex() > 150);
+            long leaderLogStart = leader.stateMachine(0).getLatestSnapshot().getIndex();
+            assertThat(leaderLogStart).isGreaterThan(150);
+
+            cluster.startNode(followerId);
+            cluster.awaitReplicasConverged(0);
+            CohortRaftNode follower = cluster.node(followerId);
+            assertThat(SnapshotCodec.digest(follower.shard(0).snapshot()))
+                    .isEqualTo(SnapshotCodec.digest(leader.shard(0).snapshot()));
+            // The follower's state came from an installed snapshot, not from replaying the log.
+            assertThat(follower.stateMachine(0).getLatestSnapshot()).isNotNull();
+        }
+    }
+
+    @Test
+    void restartingEveryNodeRecoversEveryAcknowledgedCommit() throws Exception {
+        Map<String, Long> acknowledged = new HashMap<>();
+        RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 2, GROUPS,
+                RaftTestCluster.TEST_TUNING.withSnapshotEveryEntries(40));
+        try {
+            for (int i = 0; i < 120; i++) {
+                String group = "g" + (i % 6);
+                int partition = cluster.node(0).partitionFor(group);
+                Result result = cluster.submitToLeader(partition, Commands.simpleCommit(group, "t", 0, i));
+                assertThat(commitError(result)).isEqualTo(ErrorCode.NONE);
+                acknowledged.put(group, (long) i);
+            }
+            for (int i = 0; i < 3; i++) {
+                cluster.stopNode(i);
+            }
+            for (int i = 0; i < 3; i++) {
+                cluster.startNode(i);
+            }
+            cluster.awaitAllLeadersReady();
+            for (Map.Entry<String, Long> entry : acknowledged.entrySet()) {
+                int partition = cluster.node(0).partitionFor(entry.getKey());
+                assertThat(fetched(cluster.leaderOf(partition), partition, entry.getKey(), "t", 0))
+                        .as(entry.getKey()).isEqualTo(entry.getValue());
+            }
+        } finally {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void aNodeStartedWithAnotherPartitionCountRefusesToStart() throws Exception {
+        RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 2, GROUPS);
+        ClusterSpec spec = cluster.spec;
+        cluster.close();
+        ClusterSpec other = new ClusterSpec(spec.clusterId(), 3, spec.peers(), spec.groupConfig());
+        assertThatThrownBy(() -> CohortRaftNode.start(0, other, cluster.dataDir(0), cluster.tuning,
+                new PartitionListener() { }))
+                .isInstanceOf(ClusterMetadata.MismatchException.class)
+                .hasMessageContaining("offsets.partitions: stored 2, configured 3");
+    }
+}

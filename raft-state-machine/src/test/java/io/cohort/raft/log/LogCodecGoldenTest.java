@@ -1,0 +1,279 @@
+package io.cohort.raft.log;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.protobuf.UnknownFieldSet;
+import io.cohort.core.Bytes;
+import io.cohort.core.command.Command;
+import io.cohort.core.group.Protocol;
+import io.cohort.raft.log.proto.CommandProto;
+import io.cohort.raft.log.proto.LogEntry;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The log format is a persisted contract: for every command type a fixed example and the exact bytes
+ * of a one-command {@code LogEntry}, frozen here. If a golden test fails, the format changed: entries
+ * already in some replica's log would be misread. Restore the format, or introduce a new
+ * format_version with a reader for the old one; never just paste new bytes.
+ */
+class LogCodecGoldenTest {
+    static final long LEADER_TIME_MS = 1_700_000_000_000L;
+
+    static final Command.JoinGroup JOIN_GROUP = new Command.JoinGroup("group-a", "", "instance-1", "consumer",
+            List.of(new Protocol("range", bytes(1, 2, 3)), new Protocol("roundrobin", Bytes.EMPTY)), 10_000, 60_000,
+            "client-1", "/10.0.0.1", "rolling restart", (short) 9, "4f1c");
+    static final Command.SyncGroup SYNC_GROUP = new Command.SyncGroup("group-a", 3, "client-1-4f1c", "instance-1",
+            "consumer", "range", List.of(new Command.MemberAssignment("client-1-4f1c", bytes(0, 1)),
+            new Command.MemberAssignment("client-2-77aa", Bytes.EMPTY)));
+    static final Command.LeaveGroup LEAVE_GROUP = new Command.LeaveGroup("group-a", List.of(
+            new Command.LeavingMember("client-1-4f1c", null, "shutdown"),
+            new Command.LeavingMember("", "instance-2", null)));
+    static final Command.OffsetCommit OFFSET_COMMIT = new Command.OffsetCommit("group-a", 3, "client-1-4f1c",
+            "instance-1", -1L, List.of(new Command.TopicCommit("orders", List.of(
+                    new Command.PartitionCommit(0, 42L, 5, "checkpoint"),
+                    new Command.PartitionCommit(1, 7L, -1, null)))), (short) 9);
+    static final Command.DeleteGroups DELETE_GROUPS = new Command.DeleteGroups(List.of("group-a", "group-b"));
+    static final Command.OffsetDelete OFFSET_DELETE = new Command.OffsetDelete("group-a",
+            List.of(new Command.TopicPartitions("orders", List.of(0, 1))));
+    static final Command.ExpireMemberSession EXPIRE_MEMBER_SESSION =
+            new Command.ExpireMemberSession("group-a", "client-1-4f1c");
+    static final Command.FireJoinTimer FIRE_JOIN_TIMER = new Command.FireJoinTimer("group-a", 1_700_000_003_000L);
+    static final Command.FireSyncTimer FIRE_SYNC_TIMER = new Command.FireSyncTimer("group-a", 3, 1_700_000_010_000L);
+    static final Command.ExpireOffsets EXPIRE_OFFSETS = new Command.ExpireOffsets();
+
+    // Golden bytes: LogCodec.encodeEntry(LEADER_TIME_MS, List.of(example)), generated once and frozen.
+    static final String JOIN_GROUP_HEX = "08011080d095ffbc311a720a700a0767726f75702d611a0a696e7374616e63652d312208636f6e73"
+            + "756d65722a0c0a0572616e676512030102032a0c0a0a726f756e64726f62696e30904e38e0d40342"
+            + "08636c69656e742d314a092f31302e302e302e31520f726f6c6c696e672072657374617274580962"
+            + "0434663163";
+    static final String SYNC_GROUP_HEX = "08011080d095ffbc311a5f125d0a0767726f75702d6110031a0d636c69656e742d312d3466316322"
+            + "0a696e7374616e63652d312a08636f6e73756d6572320572616e67653a130a0d636c69656e742d31"
+            + "2d34663163120200013a0f0a0d636c69656e742d322d37376161";
+    static final String LEAVE_GROUP_HEX = "08011080d095ffbc311a341a320a0767726f75702d6112190a0d636c69656e742d312d346631631a"
+            + "0873687574646f776e120c120a696e7374616e63652d32";
+    static final String OFFSET_COMMIT_HEX = "08011080d095ffbc311a6222600a0767726f75702d6110031a0d636c69656e742d312d3466316322"
+            + "0a696e7374616e63652d3128ffffffffffffffffff01322b0a066f72646572731210102a1805220a"
+            + "636865636b706f696e74120f0801100718ffffffffffffffffff013809";
+    static final String DELETE_GROUPS_HEX = "08011080d095ffbc311a142a120a0767726f75702d610a0767726f75702d62";
+    static final String OFFSET_DELETE_HEX = "08011080d095ffbc311a1932170a0767726f75702d61120c0a066f726465727312020001";
+    static final String EXPIRE_MEMBER_SESSION_HEX = "08011080d095ffbc311a1a3a180a0767726f75702d61120d636c69656e742d312d34663163";
+    static final String FIRE_JOIN_TIMER_HEX = "08011080d095ffbc311a1242100a0767726f75702d6110b8e795ffbc31";
+    static final String FIRE_SYNC_TIMER_HEX = "08011080d095ffbc311a144a120a0767726f75702d61100318909e96ffbc31";
+    static final String EXPIRE_OFFSETS_HEX = "08011080d095ffbc311a025200";
+
+    static Stream<Arguments> goldenEntries() {
+        return Stream.of(
+                Arguments.of(JOIN_GROUP, JOIN_GROUP_HEX),
+                Arguments.of(SYNC_GROUP, SYNC_GROUP_HEX),
+                Arguments.of(LEAVE_GROUP, LEAVE_GROUP_HEX),
+                Arguments.of(OFFSET_COMMIT, OFFSET_COMMIT_HEX),
+                Arguments.of(DELETE_GROUPS, DELETE_GROUPS_HEX),
+                Arguments.of(OFFSET_DELETE, OFFSET_DELETE_HEX),
+                Arguments.of(EXPIRE_MEMBER_SESSION, EXPIRE_MEMBER_SESSION_HEX),
+                Arguments.of(FIRE_JOIN_TIMER, FIRE_JOIN_TIMER_HEX),
+                Arguments.of(FIRE_SYNC_TIMER, FIRE_SYNC_TIMER_HEX),
+                Arguments.of(EXPIRE_OFFSETS, EXPIRE_OFFSETS_HEX));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("goldenEntries")
+    void testEncodeMatchesGoldenBytes(Command command, String goldenHex) {
+        assertThat(hex(LogCodec.encodeEntry(LEADER_TIME_MS, List.of(command)))).isEqualTo(goldenHex);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("goldenEntries")
+    void testDecodeGoldenBytesGivesTheExample(Command command, String goldenHex) {
+        LogCodec.DecodedEntry decoded = LogCodec.decodeEntry(HexFormat.of().parseHex(goldenHex));
+
+        assertThat(decoded).isEqualTo(new LogCodec.DecodedEntry(LEADER_TIME_MS, List.of(command)));
+    }
+
+    @Test
+    void testGoldenExamplesCoverEveryCommandType() {
+        Set<Class<?>> covered = goldenEntries().map(a -> a.get()[0].getClass()).collect(Collectors.toSet());
+
+        assertThat(covered).containsExactlyInAnyOrder(Command.class.getPermittedSubclasses());
+    }
+
+    @Test
+    void testBatchOfSeveralCommandsRoundTripsInOrder() {
+        List<Command> batch = List.of(OFFSET_COMMIT, JOIN_GROUP, EXPIRE_OFFSETS, SYNC_GROUP, OFFSET_COMMIT,
+                LEAVE_GROUP, FIRE_SYNC_TIMER, DELETE_GROUPS);
+
+        LogCodec.DecodedEntry decoded = LogCodec.decodeEntry(LogCodec.encodeEntry(42L, batch));
+
+        assertThat(decoded.leaderTimeMs()).isEqualTo(42L);
+        assertThat(decoded.commands()).containsExactlyElementsOf(batch);
+    }
+
+    @Test
+    void testEmptyBatchRoundTrips() {
+        assertThat(LogCodec.decodeEntry(LogCodec.encodeEntry(-1L, List.of())))
+                .isEqualTo(new LogCodec.DecodedEntry(-1L, List.of()));
+    }
+
+    @Test
+    void testDecodeByteBufferReadsRemainingBytesWithoutMovingPosition() {
+        byte[] entry = LogCodec.encodeEntry(LEADER_TIME_MS, List.of(OFFSET_COMMIT, JOIN_GROUP));
+        LogCodec.DecodedEntry expected = new LogCodec.DecodedEntry(LEADER_TIME_MS, List.of(OFFSET_COMMIT, JOIN_GROUP));
+        byte[] framed = new byte[entry.length + 3];
+        System.arraycopy(entry, 0, framed, 2, entry.length);
+        ByteBuffer heap = ByteBuffer.wrap(framed, 2, entry.length);
+        ByteBuffer direct = ByteBuffer.allocateDirect(entry.length).put(entry).flip();
+
+        assertThat(LogCodec.decodeEntry(heap)).isEqualTo(expected);
+        assertThat(heap.position()).isEqualTo(2);
+        assertThat(LogCodec.decodeEntry(heap.asReadOnlyBuffer())).isEqualTo(expected);
+        assertThat(LogCodec.decodeEntry(direct)).isEqualTo(expected);
+        assertThat(direct.position()).isZero();
+    }
+
+    @Test
+    void testNullAndEmptyOptionalStringsStayDistinct() {
+        Command.JoinGroup joinNulls = join(null, null);
+        Command.JoinGroup joinEmpties = join("", "");
+        Command.SyncGroup syncNulls = new Command.SyncGroup("g", 1, "m", null, null, null, List.of());
+        Command.SyncGroup syncEmpties = new Command.SyncGroup("g", 1, "m", "", "", "", List.of());
+        Command.LeaveGroup leaveNulls = new Command.LeaveGroup("g", List.of(new Command.LeavingMember("m", null, null)));
+        Command.LeaveGroup leaveEmpties = new Command.LeaveGroup("g", List.of(new Command.LeavingMember("m", "", "")));
+        Command.OffsetCommit commitNulls = commit(null, null);
+        Command.OffsetCommit commitEmpties = commit("", "");
+
+        for (List<Command> pair : List.of(List.<Command>of(joinNulls, joinEmpties), List.<Command>of(syncNulls,
+                syncEmpties), List.<Command>of(leaveNulls, leaveEmpties), List.<Command>of(commitNulls, commitEmpties))) {
+            assertThat(pair.get(0)).isNotEqualTo(pair.get(1));
+            assertThat(roundTrip(pair.get(0))).isEqualTo(pair.get(0));
+            assertThat(roundTrip(pair.get(1))).isEqualTo(pair.get(1));
+            assertThat(LogCodec.toProto(pair.get(0))).isNotEqualTo(LogCodec.toProto(pair.get(1)));
+        }
+    }
+
+    @Test
+    void testEmptyAndNonEmptyBytesRoundTrip() {
+        Command.SyncGroup sync = new Command.SyncGroup("g", 1, "m", null, null, null, List.of(
+                new Command.MemberAssignment("a", Bytes.EMPTY), new Command.MemberAssignment("b", bytes(0)),
+                new Command.MemberAssignment("c", bytes(0xff, 0x00, 0x7f))));
+
+        assertThat(roundTrip(sync)).isEqualTo(sync);
+    }
+
+    @Test
+    void testExtremeNumbersRoundTrip() {
+        Command.OffsetCommit commit = new Command.OffsetCommit("g", Integer.MIN_VALUE, "m", null, Long.MAX_VALUE,
+                List.of(new Command.TopicCommit("t", List.of(new Command.PartitionCommit(Integer.MAX_VALUE,
+                        Long.MIN_VALUE, Integer.MIN_VALUE, null)))), Short.MIN_VALUE);
+        Command.JoinGroup join = new Command.JoinGroup("g", "m", null, "", List.of(), -1, Integer.MIN_VALUE, "", "",
+                null, Short.MAX_VALUE, "");
+
+        assertThat(roundTrip(commit)).isEqualTo(commit);
+        assertThat(roundTrip(join)).isEqualTo(join);
+        assertThat(LogCodec.decodeEntry(LogCodec.encodeEntry(Long.MIN_VALUE, List.of())).leaderTimeMs())
+                .isEqualTo(Long.MIN_VALUE);
+    }
+
+    @Test
+    void testUnknownFormatVersionIsRejected() {
+        byte[] version2 = LogEntry.newBuilder().setFormatVersion(2).setLeaderTimeMs(1L)
+                .addCommands(LogCodec.toProto(EXPIRE_OFFSETS)).build().toByteArray();
+        byte[] noVersion = LogEntry.newBuilder().setLeaderTimeMs(1L)
+                .addCommands(LogCodec.toProto(EXPIRE_OFFSETS)).build().toByteArray();
+
+        assertThatThrownBy(() -> LogCodec.decodeEntry(version2))
+                .isInstanceOf(LogFormatException.class).hasMessageContaining("format_version 2");
+        assertThatThrownBy(() -> LogCodec.decodeEntry(ByteBuffer.wrap(version2)))
+                .isInstanceOf(LogFormatException.class).hasMessageContaining("format_version 2");
+        assertThatThrownBy(() -> LogCodec.decodeEntry(noVersion))
+                .isInstanceOf(LogFormatException.class).hasMessageContaining("format_version 0");
+        assertThatThrownBy(() -> LogCodec.decodeEntry(new byte[0]))
+                .isInstanceOf(LogFormatException.class).hasMessageContaining("format_version 0");
+    }
+
+    @Test
+    void testGarbageBytesAreRejected() {
+        byte[] golden = HexFormat.of().parseHex(OFFSET_COMMIT_HEX);
+        byte[] truncated = Arrays.copyOf(golden, golden.length - 1);
+
+        assertThatThrownBy(() -> LogCodec.decodeEntry(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff}))
+                .isInstanceOf(LogFormatException.class).hasMessageContaining("Malformed log entry");
+        assertThatThrownBy(() -> LogCodec.decodeEntry("not a log entry".getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                .isInstanceOf(LogFormatException.class).hasMessageContaining("Malformed log entry");
+        assertThatThrownBy(() -> LogCodec.decodeEntry(truncated))
+                .isInstanceOf(LogFormatException.class).hasMessageContaining("Malformed log entry");
+        assertThatThrownBy(() -> LogCodec.decodeEntry(ByteBuffer.wrap(truncated)))
+                .isInstanceOf(LogFormatException.class).hasMessageContaining("Malformed log entry");
+    }
+
+    @Test
+    void testUnsetOrUnknownCommandIsRejected() {
+        CommandProto unknownType = CommandProto.newBuilder().setUnknownFields(UnknownFieldSet.newBuilder()
+                .addField(11, UnknownFieldSet.Field.newBuilder().addVarint(1).build()).build()).build();
+        byte[] entryWithUnknownType = LogEntry.newBuilder().setFormatVersion(LogCodec.FORMAT_VERSION)
+                .addCommands(unknownType).build().toByteArray();
+
+        assertThatThrownBy(() -> LogCodec.fromProto(CommandProto.getDefaultInstance()))
+                .isInstanceOf(LogFormatException.class).hasMessageContaining("unknown or empty command");
+        assertThatThrownBy(() -> LogCodec.decodeEntry(entryWithUnknownType))
+                .isInstanceOf(LogFormatException.class).hasMessageContaining("unknown fields [11]");
+    }
+
+    @Test
+    void testApiVersionOutOfShortRangeIsRejected() {
+        CommandProto proto = LogCodec.toProto(JOIN_GROUP).toBuilder()
+                .setJoinGroup(LogCodec.toProto(JOIN_GROUP).getJoinGroup().toBuilder().setApiVersion(70_000)).build();
+
+        assertThatThrownBy(() -> LogCodec.fromProto(proto))
+                .isInstanceOf(LogFormatException.class).hasMessageContaining("api_version 70000");
+    }
+
+    @Test
+    void testNullInARequiredFieldIsRefusedBeforeProposing() {
+        Command.OffsetCommit noGroup = new Command.OffsetCommit(null, -1, "", null, -1L, List.of(), (short) 9);
+        Command.JoinGroup noProtocolType = new Command.JoinGroup("g", "", null, null, List.of(), 10, 10, "c", "h",
+                null, (short) 9, "s");
+
+        assertThatThrownBy(() -> LogCodec.toProto(noGroup))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("OffsetCommit.groupId");
+        assertThatThrownBy(() -> LogCodec.encodeEntry(0L, List.of(noProtocolType)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("JoinGroup.protocolType");
+    }
+
+    private static Command.JoinGroup join(String instanceId, String reason) {
+        return new Command.JoinGroup("g", "m", instanceId, "consumer", List.of(), 10, 20, "c", "h", reason,
+                (short) 9, "s");
+    }
+
+    private static Command.OffsetCommit commit(String instanceId, String metadata) {
+        return new Command.OffsetCommit("g", 1, "m", instanceId, -1L, List.of(new Command.TopicCommit("t",
+                List.of(new Command.PartitionCommit(0, 1L, -1, metadata)))), (short) 9);
+    }
+
+    private static Command roundTrip(Command command) {
+        Command viaProto = LogCodec.fromProto(LogCodec.toProto(command));
+        assertThat(viaProto).isEqualTo(command);
+        return LogCodec.decodeEntry(LogCodec.encodeEntry(0L, List.of(command))).commands().get(0);
+    }
+
+    static Bytes bytes(int... values) {
+        byte[] data = new byte[values.length];
+        for (int i = 0; i < values.length; i++) {
+            data[i] = (byte) values[i];
+        }
+        return Bytes.copyOf(data);
+    }
+
+    static String hex(byte[] bytes) {
+        return HexFormat.of().formatHex(bytes);
+    }
+}
