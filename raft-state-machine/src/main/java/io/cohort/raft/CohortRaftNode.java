@@ -53,6 +53,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class CohortRaftNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CohortRaftNode.class);
+    /** How often a leader checks whether a partition's preferred node should lead it again. */
+    private static final long LEADER_BALANCE_INTERVAL_MS = 2_000;
+    /** The preferred node must be within this many entries of the commit index to be handed leadership. */
+    private static final long LEADER_BALANCE_MAX_LAG_ENTRIES = 1_000;
+    private static final long LEADER_TRANSFER_TIMEOUT_MS = 3_000;
 
     private final int nodeId;
     private final ClusterSpec spec;
@@ -66,6 +71,8 @@ public final class CohortRaftNode implements AutoCloseable {
     private final Proposer[] proposers;
     private final LeaderTimers[] timers;
     private final AtomicIntegerArray leaders;
+    private final java.util.concurrent.atomic.AtomicLongArray leaderReadySinceMs;
+    private final java.util.concurrent.atomic.AtomicIntegerArray transfersInFlight;
     private final ScheduledExecutorService timerScheduler;
     private final RaftServer server;
 
@@ -81,6 +88,8 @@ public final class CohortRaftNode implements AutoCloseable {
         this.proposers = new Proposer[partitions];
         this.timers = new LeaderTimers[partitions];
         this.leaders = new AtomicIntegerArray(partitions);
+        this.leaderReadySinceMs = new java.util.concurrent.atomic.AtomicLongArray(partitions);
+        this.transfersInFlight = new AtomicIntegerArray(partitions);
         this.timerScheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread thread = new Thread(r, "cohort-timers-n" + nodeId);
             thread.setDaemon(true);
@@ -125,6 +134,8 @@ public final class CohortRaftNode implements AutoCloseable {
         CohortRaftNode node = new CohortRaftNode(nodeId, spec, dataDir, tuning, listener);
         node.server.start();
         node.addMissingGroups();
+        node.timerScheduler.scheduleWithFixedDelay(node::balanceLeaders, LEADER_BALANCE_INTERVAL_MS,
+                LEADER_BALANCE_INTERVAL_MS, TimeUnit.MILLISECONDS);
         LOG.info("node {} started: {} partitions on Raft port {}", nodeId, spec.partitions(),
                 spec.peer(nodeId).raftPort());
         return node;
@@ -159,18 +170,61 @@ public final class CohortRaftNode implements AutoCloseable {
         return TimeDuration.valueOf(ms, TimeUnit.MILLISECONDS);
     }
 
-    /** The Raft group of {@code partition}, with the preferred leader {@code p mod N} prioritized. */
+    /**
+     * The Raft group of {@code partition}. Every peer has the same priority: with Ratis priorities a
+     * higher-priority peer vetoes other candidates' pre-votes, and we saw a partition stay leaderless
+     * for minutes while the preferred peer could not reach the others; and Ratis refuses to transfer
+     * leadership to a peer that is not of the highest priority, which would block the SIGTERM
+     * hand-off. Leaders are spread by {@link #balanceLeaders()} with transferLeadership instead.
+     */
     RaftGroup raftGroup(int partition) {
         List<RaftPeer> peers = new ArrayList<>();
-        int preferred = spec.preferredLeader(partition);
         for (NodeAddress address : spec.peers()) {
             peers.add(RaftPeer.newBuilder()
                     .setId(address.peerId())
                     .setAddress(address.raftAddress())
-                    .setPriority(address.nodeId() == preferred ? 1 : 0)
                     .build());
         }
         return RaftGroup.valueOf(spec.raftGroupId(partition), peers);
+    }
+
+    /**
+     * Moves each partition this node leads, but should not, to its preferred node {@code p mod N}
+     * once that node is alive and nearly caught up, so leadership is spread and returns after a
+     * restart. Runs every {@value #LEADER_BALANCE_INTERVAL_MS} ms on the timer thread; a partition is
+     * held at least {@code leaderBalanceHoldMs} after an election before it is handed over.
+     */
+    private void balanceLeaders() {
+        try {
+            long nowMs = System.currentTimeMillis();
+            for (int p = 0; p < spec.partitions(); p++) {
+                int preferred = spec.preferredLeader(p);
+                if (preferred == nodeId || !isLeaderReady(p) || transfersInFlight.get(p) != 0
+                        || nowMs - leaderReadySinceMs.get(p) < tuning.leaderBalanceHoldMs()) {
+                    continue;
+                }
+                for (PartitionStatus.Replica replica : status(p).replicas()) {
+                    if (replica.nodeId() == preferred && replica.lagEntries() <= LEADER_BALANCE_MAX_LAG_ENTRIES
+                            && replica.lastRpcElapsedMs() < tuning.electionTimeoutMinMs()) {
+                        handOver(p, preferred);
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("node {}: leader balancing failed", nodeId, e);
+        }
+    }
+
+    private void handOver(int partition, int target) {
+        transfersInFlight.set(partition, 1);
+        LOG.info("node {}: handing partition {} to its preferred leader {}", nodeId, partition, target);
+        transferLeadership(partition, target, LEADER_TRANSFER_TIMEOUT_MS).whenComplete((reply, error) -> {
+            transfersInFlight.set(partition, 0);
+            if (error != null || (reply != null && !reply.isSuccess())) {
+                LOG.info("node {}: partition {} stays here for now: {}", nodeId, partition,
+                        error != null ? error.toString() : reply.getException());
+            }
+        });
     }
 
     private void addMissingGroups() throws IOException {
@@ -424,6 +478,7 @@ public final class CohortRaftNode implements AutoCloseable {
 
         @Override
         public void onLeaderReady(int partition) {
+            leaderReadySinceMs.set(partition, System.currentTimeMillis());
             // Arm every timer the replicated state implies; members get a fresh session to find us.
             timers[partition].activate(stateMachines[partition].shard().onLeaderReady(System.currentTimeMillis()));
             LOG.info("node {}: leader-ready for partition {}", nodeId, partition);
@@ -433,6 +488,8 @@ public final class CohortRaftNode implements AutoCloseable {
         @Override
         public void onNotLeader(int partition) {
             timers[partition].deactivate();
+            // Until Ratis names the next leader, this node must not route clients to itself.
+            leaders.compareAndSet(partition, nodeId, -1);
             LOG.info("node {}: stepped down from partition {}", nodeId, partition);
             listener.onStepDown(partition);
         }

@@ -18,6 +18,8 @@ package io.cohort.raft;
  * @param proposalTimeoutMs         how long a proposal may take before its outcome is unknown
  * @param readTimeoutMs             linearizable read (read index) timeout
  * @param leaderLeaseEnabled        serve linearizable reads from the leader lease when valid
+ * @param leaderBalanceHoldMs       a new leader keeps a partition at least this long before handing it
+ *                                  to the partition's preferred node
  */
 public record RaftTuning(
         int electionTimeoutMinMs,
@@ -34,7 +36,8 @@ public record RaftTuning(
         int maxInFlightEntries,
         long proposalTimeoutMs,
         long readTimeoutMs,
-        boolean leaderLeaseEnabled) {
+        boolean leaderLeaseEnabled,
+        long leaderBalanceHoldMs) {
 
     public RaftTuning {
         if (electionTimeoutMinMs <= 0 || electionTimeoutMaxMs <= electionTimeoutMinMs) {
@@ -56,25 +59,33 @@ public record RaftTuning(
                 32L << 20, 1L << 20, 1L << 20,
                 256, 1 << 20, 2,
                 5_000, 5_000,
-                true);
+                true,
+                5_000);
     }
 
     public RaftTuning withElectionTimeouts(int minMs, int maxMs) {
         return new RaftTuning(minMs, maxMs, rpcRequestTimeoutMs, leaderStepDownWaitMs, snapshotEveryEntries,
                 snapshotRetentionFiles, segmentSizeMaxBytes, preallocatedBytes, writeBufferBytes, maxBatchCommands,
-                maxBatchBytes, maxInFlightEntries, proposalTimeoutMs, readTimeoutMs, leaderLeaseEnabled);
+                maxBatchBytes, maxInFlightEntries, proposalTimeoutMs, readTimeoutMs, leaderLeaseEnabled, leaderBalanceHoldMs);
     }
 
     public RaftTuning withSnapshotEveryEntries(long entries) {
         return new RaftTuning(electionTimeoutMinMs, electionTimeoutMaxMs, rpcRequestTimeoutMs, leaderStepDownWaitMs,
                 entries, snapshotRetentionFiles, segmentSizeMaxBytes, preallocatedBytes, writeBufferBytes,
                 maxBatchCommands, maxBatchBytes, maxInFlightEntries, proposalTimeoutMs, readTimeoutMs,
-                leaderLeaseEnabled);
+                leaderLeaseEnabled, leaderBalanceHoldMs);
     }
 
     public RaftTuning withBatching(int commands, int inFlight) {
         return new RaftTuning(electionTimeoutMinMs, electionTimeoutMaxMs, rpcRequestTimeoutMs, leaderStepDownWaitMs,
                 snapshotEveryEntries, snapshotRetentionFiles, segmentSizeMaxBytes, preallocatedBytes, writeBufferBytes,
-                commands, maxBatchBytes, inFlight, proposalTimeoutMs, readTimeoutMs, leaderLeaseEnabled);
+                commands, maxBatchBytes, inFlight, proposalTimeoutMs, readTimeoutMs, leaderLeaseEnabled, leaderBalanceHoldMs);
+    }
+
+    public RaftTuning withLeaderBalanceHoldMs(long holdMs) {
+        return new RaftTuning(electionTimeoutMinMs, electionTimeoutMaxMs, rpcRequestTimeoutMs, leaderStepDownWaitMs,
+                snapshotEveryEntries, snapshotRetentionFiles, segmentSizeMaxBytes, preallocatedBytes, writeBufferBytes,
+                maxBatchCommands, maxBatchBytes, maxInFlightEntries, proposalTimeoutMs, readTimeoutMs,
+                leaderLeaseEnabled, holdMs);
     }
 }

@@ -309,4 +309,34 @@ class ReplicationTest {
                 .isInstanceOf(ClusterMetadata.MismatchException.class)
                 .hasMessageContaining("offsets.partitions: stored 2, configured 3");
     }
+
+    @Test
+    void leadershipReturnsToThePreferredNodeAfterItRestarts() throws Exception {
+        try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 3, GROUPS)) {
+            int preferred = cluster.spec.preferredLeader(0);
+            assertThat(cluster.node(preferred).isLeaderReady(0)).isTrue();
+            cluster.stopNode(preferred);
+            CohortRaftNode interim = cluster.leaderOf(0);
+            assertThat(interim.nodeId()).isNotEqualTo(preferred);
+            assertThat(commitError(done(interim.submit(0, Commands.simpleCommit("back", "t", 0, 1)))))
+                    .isEqualTo(ErrorCode.NONE);
+
+            cluster.startNode(preferred);
+            await().atMost(Duration.ofSeconds(60)).until(() -> cluster.node(preferred).isLeaderReady(0));
+            assertThat(fetched(cluster.node(preferred), 0, "back", "t", 0)).isEqualTo(1L);
+        }
+    }
+
+    @Test
+    void aLeaderHandsAPartitionToAnyCaughtUpPeer() throws Exception {
+        try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS)) {
+            CohortRaftNode leader = cluster.leaderOf(0);
+            int target = cluster.spec.peers().stream().mapToInt(NodeAddress::nodeId)
+                    .filter(id -> id != leader.nodeId()).findFirst().orElseThrow();
+            cluster.awaitReplicasConverged(0);
+            var reply = leader.transferLeadership(0, target, 5_000).get(20, TimeUnit.SECONDS);
+            assertThat(reply.isSuccess()).as("%s", reply.getException()).isTrue();
+            await().atMost(Duration.ofSeconds(20)).until(() -> cluster.node(target).isLeaderReady(0));
+        }
+    }
 }
