@@ -23,6 +23,7 @@ import java.util.function.Function;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.GroupManagementRequest;
@@ -116,7 +117,7 @@ public final class CohortRaftNode implements AutoCloseable {
         for (int p = 0; p < partitions; p++) {
             final int partition = p;
             proposers[p] = new Proposer(p, server, spec.raftGroupId(p), selfId, clientId, tuning,
-                    () -> leaders.get(partition));
+                    () -> leaderOf(partition));
             timers[p] = new LeaderTimers(p, timerScheduler, command -> proposers[partition].submit(command));
         }
     }
@@ -258,9 +259,26 @@ public final class CohortRaftNode implements AutoCloseable {
         return PartitionFunction.partitionFor(groupId, spec.partitions());
     }
 
-    /** The leader of {@code partition} as this node knows it, or -1. */
+    /**
+     * The leader of {@code partition} as this node knows it, or -1. A follower that has not heard
+     * from its leader for longer than the election timeout answers -1: with pre-vote Ratis reports no
+     * "no leader" event, and clients must not be sent to a dead node.
+     */
     public int leaderOf(int partition) {
-        return leaders.get(partition);
+        int leader = leaders.get(partition);
+        if (leader == -1 || leader == nodeId) {
+            return leader;
+        }
+        try {
+            RoleInfoProto role = division(partition).getInfo().getRoleInfoProto();
+            if (role.hasFollowerInfo()
+                    && role.getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs() > tuning.electionTimeoutMaxMs()) {
+                return -1;
+            }
+        } catch (IOException e) {
+            return -1;
+        }
+        return leader;
     }
 
     private RaftServer.Division division(int partition) throws IOException {

@@ -78,10 +78,13 @@ final class LeaderTimers {
     private void schedule(TimerOp.Schedule schedule, long armedEpoch) {
         long delayMs = Math.max(0, schedule.deadlineMs() - System.currentTimeMillis());
         ScheduledFuture<?>[] self = new ScheduledFuture<?>[1];
+        ScheduledFuture<?> previous;
+        // Registered under the lock fire() takes first: an overdue timer runs at once, and must find
+        // itself in the map, or it would return without proposing and the timer would be lost.
         synchronized (self) {
             self[0] = scheduler.schedule(() -> fire(schedule, armedEpoch, self), delayMs, TimeUnit.MILLISECONDS);
+            previous = timers.put(schedule.key(), self[0]);
         }
-        ScheduledFuture<?> previous = timers.put(schedule.key(), self[0]);
         if (previous != null) {
             previous.cancel(false);
         }
