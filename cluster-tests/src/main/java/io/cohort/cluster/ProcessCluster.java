@@ -1,0 +1,795 @@
+package io.cohort.cluster;
+
+import io.cohort.api.v1.ClusterAdminGrpc;
+import io.cohort.api.v1.ClusterStatusRequest;
+import io.cohort.api.v1.ClusterStatusResponse;
+import io.cohort.api.v1.GroupCoordinatorGrpc;
+import io.cohort.api.v1.PartitionStatus;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.StatusRuntimeException;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * A cluster of real Cohort node processes on loopback: every node is its own JVM started from the
+ * packaged server jar ({@code coordinator-server/target/cohort-server.jar}) with the node's CLI, on
+ * free ports, with its data, logs, stdout and stderr under one run directory. Nodes can be killed
+ * with SIGKILL, stopped with SIGTERM and started again with the same identity and data.
+ *
+ * <p>Layout of a run: {@code <base>/<name>-<timestamp>/node-<i>/{data,logs,stdout.<n>.log,
+ * stderr.<n>.log}}, where {@code n} counts the node's starts. {@link #close()} kills every node but
+ * keeps the files, so a failed test leaves them behind; {@link #deleteFiles()} removes them.
+ *
+ * <p>The harness knows the node only through its command-line contract and the one stdout line
+ * {@code COHORT NODE <id> SERVING client=<host:port> raft=<host:port> metrics=<port>}, which a
+ * node prints once its gRPC server is up and its health is SERVING.
+ */
+public final class ProcessCluster implements AutoCloseable {
+    /** System property naming the server jar; set by the build (see cluster-tests/pom.xml). */
+    public static final String SERVER_JAR_PROPERTY = "cohort.server.jar";
+    /** System property naming the directory that holds the run directories. */
+    public static final String BASE_DIR_PROPERTY = "cohort.cluster.dir";
+    /**
+     * JVM options of every node: the project's test heap, and C1 only with the serial collector.
+     * Three node JVMs beside Maven on two cores spend their first seconds compiling; without C2 and
+     * the parallel GC threads, a 3-node cluster measured here reached SERVING and settled its
+     * leaders in about half the time under load (e.g. 20 s instead of 40-80 s to preferred
+     * leaders). The nodes serve a test's few requests; peak throughput does not matter.
+     */
+    public static final List<String> DEFAULT_JVM_ARGS = List.of("-Xmx512m", "-XX:TieredStopAtLevel=1",
+            "-XX:+UseSerialGC");
+
+    private static final String HOST = "127.0.0.1";
+    private static final Pattern SERVING = Pattern.compile(
+            "COHORT NODE (\\d+) SERVING client=(\\S+):(\\d+) raft=(\\S+):(\\d+) metrics=(-?\\d+)");
+    /** SIGKILL'd processes exit with 128 + 9 (Linux and macOS). */
+    private static final int EXIT_SIGKILL = 137;
+    private static final Duration POLL_INTERVAL = Duration.ofMillis(50);
+
+    private final Path serverJar;
+    private final Path runDir;
+    private final int partitions;
+    private final String clusterId;
+    private final Map<String, String> settings;
+    private final List<String> jvmArgs;
+    private final Duration startTimeout;
+    private final Map<Integer, Node> nodes = new TreeMap<>();
+    private final Thread shutdownHook;
+
+    private ProcessCluster(Builder builder, Path runDir) {
+        this.serverJar = builder.serverJar;
+        this.runDir = runDir;
+        this.partitions = builder.partitions;
+        this.clusterId = builder.clusterId;
+        this.settings = new LinkedHashMap<>(builder.settings);
+        this.jvmArgs = List.copyOf(builder.jvmArgs);
+        this.startTimeout = builder.startTimeout;
+        int[] ports = freePorts(3 * builder.nodeCount);
+        for (int i = 1; i <= builder.nodeCount; i++) {
+            int base = 3 * (i - 1);
+            nodes.put(i, new Node(i, ports[base], ports[base + 1], ports[base + 2], runDir.resolve("node-" + i)));
+        }
+        // A test JVM that exits without close() must not leave node JVMs behind.
+        this.shutdownHook = new Thread(this::killAllQuietly, "process-cluster-cleanup");
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The node ids, 1..N. */
+    public Set<Integer> nodeIds() {
+        return nodes.keySet();
+    }
+
+    public int size() {
+        return nodes.size();
+    }
+
+    public int partitions() {
+        return partitions;
+    }
+
+    public Path runDir() {
+        return runDir;
+    }
+
+    /** The {@code --peers} value every node gets: {@code id=host:raftPort:clientPort,...}. */
+    public String peersSpec() {
+        return nodes.values().stream()
+                .map(n -> n.id + "=" + HOST + ":" + n.raftPort + ":" + n.clientPort)
+                .collect(Collectors.joining(","));
+    }
+
+    public int clientPort(int nodeId) {
+        return node(nodeId).clientPort;
+    }
+
+    public int raftPort(int nodeId) {
+        return node(nodeId).raftPort;
+    }
+
+    public int metricsPort(int nodeId) {
+        return node(nodeId).metricsPort;
+    }
+
+    public Path nodeDir(int nodeId) {
+        return node(nodeId).dir;
+    }
+
+    public Path dataDir(int nodeId) {
+        return node(nodeId).dir.resolve("data");
+    }
+
+    public Path logDir(int nodeId) {
+        return node(nodeId).dir.resolve("logs");
+    }
+
+    public boolean isRunning(int nodeId) {
+        Process process = node(nodeId).process;
+        return process != null && process.isAlive();
+    }
+
+    /** The ids of the nodes whose process is alive. */
+    public List<Integer> runningNodeIds() {
+        return nodes.keySet().stream().filter(this::isRunning).toList();
+    }
+
+    /** The OS process id of a running node. */
+    public long pid(int nodeId) {
+        Node node = node(nodeId);
+        if (node.process == null) {
+            throw new IllegalStateException("node " + nodeId + " was never started");
+        }
+        return node.process.pid();
+    }
+
+    /** Starts every node that is not running, all at once, and waits until each prints SERVING. */
+    public ProcessCluster startAll() {
+        List<Node> launched = new ArrayList<>();
+        for (Node node : nodes.values()) {
+            if (!isRunning(node.id)) {
+                launch(node);
+                launched.add(node);
+            }
+        }
+        for (Node node : launched) {
+            awaitServing(node);
+        }
+        return this;
+    }
+
+    /** Starts node {@code nodeId} (with its existing data, if any) and waits until it prints SERVING. */
+    public void start(int nodeId) {
+        Node node = node(nodeId);
+        if (isRunning(nodeId)) {
+            throw new IllegalStateException("node " + nodeId + " is already running (pid " + node.process.pid() + ")");
+        }
+        launch(node);
+        awaitServing(node);
+    }
+
+    /**
+     * Kills node {@code nodeId} with SIGKILL ({@link Process#destroyForcibly()} is {@code kill -9} on
+     * Linux) and waits until it is gone. Checks the exit status: a process that exited any other way
+     * (it crashed earlier, or handled a signal) fails the call, since the test would not be
+     * testing what it claims.
+     */
+    public void kill(int nodeId) {
+        Node node = node(nodeId);
+        Process process = requireRunning(node);
+        closeChannel(node);
+        process.destroyForcibly();
+        int exit = waitForExit(node, process, Duration.ofSeconds(10));
+        if (exit != EXIT_SIGKILL) {
+            throw new IllegalStateException("node " + nodeId + " (pid " + process.pid() + ") exited with " + exit
+                    + " instead of " + EXIT_SIGKILL + " (SIGKILL); see " + node.stderr());
+        }
+    }
+
+    /**
+     * Stops node {@code nodeId} with SIGTERM (the graceful path: it hands off the partitions it
+     * leads, then exits) and waits up to {@code timeout} for it to exit.
+     *
+     * @return the exit status (143 when the JVM ends through its SIGTERM shutdown hooks)
+     */
+    public int stop(int nodeId, Duration timeout) {
+        Node node = node(nodeId);
+        Process process = requireRunning(node);
+        closeChannel(node);
+        process.destroy();
+        return waitForExit(node, process, timeout);
+    }
+
+    private Process requireRunning(Node node) {
+        if (!isRunning(node.id)) {
+            throw new IllegalStateException("node " + node.id + " is not running" + exitDescription(node));
+        }
+        return node.process;
+    }
+
+    private int waitForExit(Node node, Process process, Duration timeout) {
+        try {
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException("node " + node.id + " (pid " + process.pid() + ") did not exit within "
+                        + timeout + "; see " + node.stdout() + " and " + node.logDir());
+            }
+            return process.exitValue();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for node " + node.id + " to exit", e);
+        }
+    }
+
+    /** A plaintext channel to node {@code nodeId}'s client port; a fresh one after each (re)start. */
+    public ManagedChannel channel(int nodeId) {
+        Node node = node(nodeId);
+        synchronized (node) {
+            if (node.channel == null) {
+                node.channel = Grpc.newChannelBuilderForAddress(HOST, node.clientPort, InsecureChannelCredentials.create())
+                        .build();
+            }
+            return node.channel;
+        }
+    }
+
+    public GroupCoordinatorGrpc.GroupCoordinatorBlockingStub coordinator(int nodeId) {
+        return GroupCoordinatorGrpc.newBlockingStub(channel(nodeId));
+    }
+
+    public ClusterAdminGrpc.ClusterAdminBlockingStub admin(int nodeId) {
+        return ClusterAdminGrpc.newBlockingStub(channel(nodeId));
+    }
+
+    /** ClusterStatus as node {@code nodeId} sees it (5 s deadline). */
+    public ClusterStatusResponse status(int nodeId) {
+        return admin(nodeId).withDeadlineAfter(5, TimeUnit.SECONDS).clusterStatus(ClusterStatusRequest.getDefaultInstance());
+    }
+
+    /**
+     * Waits until every partition has a leader that every running node agrees on, that leader is
+     * itself running and reports itself leader-ready.
+     *
+     * @return the leader of each partition, by partition index
+     */
+    public Map<Integer, Integer> awaitStableLeaders(Duration timeout) {
+        AtomicReference<Map<Integer, Integer>> leaders = new AtomicReference<>();
+        awaitCondition(timeout, "every partition led by a running, leader-ready node that all running nodes agree on",
+                () -> {
+                    leaders.set(agreedLeaders());
+                    return leaders.get() != null;
+                }, this::describeStatuses);
+        return leaders.get();
+    }
+
+    /**
+     * Waits until every partition is led by its preferred node ({@code p mod N}-th node in id order),
+     * which is where Cohort moves leadership once all nodes are up and caught up.
+     */
+    public Map<Integer, Integer> awaitPreferredLeaders(Duration timeout) {
+        AtomicReference<Map<Integer, Integer>> leaders = new AtomicReference<>();
+        List<Integer> ids = List.copyOf(nodes.keySet());
+        awaitCondition(timeout, "every partition p led by its preferred node (p mod N)", () -> {
+            leaders.set(agreedLeaders());
+            return leaders.get() != null && leaders.get().entrySet().stream()
+                    .allMatch(e -> e.getValue().equals(ids.get(e.getKey() % ids.size())));
+        }, this::describeStatuses);
+        return leaders.get();
+    }
+
+    /**
+     * Waits until node {@code nodeId}'s replica of every partition knows a running leader and has
+     * applied at least everything that leader had committed. Each leader's commit index is read
+     * before the node's applied index, so a commit index the node could not have seen yet never
+     * counts against it.
+     */
+    public void awaitCaughtUp(int nodeId, Duration timeout) {
+        awaitCondition(timeout, "node " + nodeId + " has applied everything the partition leaders committed",
+                () -> isCaughtUp(nodeId), this::describeStatuses);
+    }
+
+    private boolean isCaughtUp(int nodeId) {
+        try {
+            ClusterStatusResponse before = status(nodeId);
+            Map<Integer, Long> leaderCommits = new TreeMap<>();
+            for (PartitionStatus p : before.getPartitionsList()) {
+                int leader = p.getLeaderNodeId();
+                if (leader < 0 || !isRunning(leader)) {
+                    return false;
+                }
+                leaderCommits.put(p.getPartitionIndex(),
+                        partitionStatus(status(leader), p.getPartitionIndex()).getCommitIndex());
+            }
+            ClusterStatusResponse after = status(nodeId);
+            return leaderCommits.size() == partitions && leaderCommits.entrySet().stream()
+                    .allMatch(e -> partitionStatus(after, e.getKey()).getAppliedIndex() >= e.getValue());
+        } catch (StatusRuntimeException e) {
+            return false;
+        }
+    }
+
+    /** The leader of every partition if all running nodes agree and each leader is ready; else null. */
+    private Map<Integer, Integer> agreedLeaders() {
+        Map<Integer, ClusterStatusResponse> statuses = new TreeMap<>();
+        for (int id : runningNodeIds()) {
+            try {
+                statuses.put(id, status(id));
+            } catch (StatusRuntimeException e) {
+                return null;
+            }
+        }
+        if (statuses.isEmpty()) {
+            return null;
+        }
+        Map<Integer, Integer> leaders = new TreeMap<>();
+        for (int p = 0; p < partitions; p++) {
+            Set<Integer> seen = new HashSet<>();
+            for (ClusterStatusResponse status : statuses.values()) {
+                seen.add(partitionStatus(status, p).getLeaderNodeId());
+            }
+            int leader = seen.iterator().next();
+            if (seen.size() != 1 || !statuses.containsKey(leader)
+                    || !partitionStatus(statuses.get(leader), p).getLeaderReady()) {
+                return null;
+            }
+            leaders.put(p, leader);
+        }
+        return leaders;
+    }
+
+    private PartitionStatus partitionStatus(ClusterStatusResponse status, int partition) {
+        return status.getPartitionsList().stream()
+                .filter(s -> s.getPartitionIndex() == partition)
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("node " + status.getNodeId() + " reports no partition "
+                        + partition + " (partition_count " + status.getPartitionCount() + ")"));
+    }
+
+    /** One line per running node and partition: leader, term, commit/applied index. For failure messages. */
+    public String describeStatuses() {
+        StringBuilder text = new StringBuilder();
+        for (int id : nodes.keySet()) {
+            if (!isRunning(id)) {
+                text.append("\n  node ").append(id).append(": not running").append(exitDescription(node(id)));
+                continue;
+            }
+            try {
+                for (PartitionStatus p : status(id).getPartitionsList()) {
+                    text.append(String.format("%n  node %d p%d: leader=%d term=%d ready=%s commit=%d applied=%d",
+                            id, p.getPartitionIndex(), p.getLeaderNodeId(), p.getTerm(), p.getLeaderReady(),
+                            p.getCommitIndex(), p.getAppliedIndex()));
+                }
+            } catch (StatusRuntimeException e) {
+                text.append("\n  node ").append(id).append(": ClusterStatus failed: ").append(e.getStatus());
+            }
+        }
+        return text.toString();
+    }
+
+    /**
+     * Polls {@code condition} every 50 ms until it holds; past {@code timeout} fails with
+     * {@code what}, the {@code detail} (evaluated then) and where the node logs are.
+     */
+    public void awaitCondition(Duration timeout, String what, BooleanSupplier condition, Supplier<String> detail) {
+        long deadlineNanos = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadlineNanos) {
+                throw new AssertionError("timed out after " + timeout + " waiting for: " + what + detail.get()
+                        + "\n" + describeFiles());
+            }
+            pause(POLL_INTERVAL);
+        }
+    }
+
+    /**
+     * Every file of the run except the nodes' Raft data: each node's stdout, stderr and logs, and
+     * whatever the test wrote beside them (a history, a report). For failure reports.
+     */
+    public List<Path> logFiles() {
+        if (!Files.isDirectory(runDir)) {
+            return List.of();
+        }
+        Set<Path> dataDirs = nodes.keySet().stream().map(this::dataDir).collect(Collectors.toSet());
+        try (Stream<Path> walk = Files.walk(runDir)) {
+            return walk.filter(Files::isRegularFile)
+                    .filter(f -> dataDirs.stream().noneMatch(f::startsWith))
+                    .sorted()
+                    .toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A readable list of the run directory and its log files. */
+    public String describeFiles() {
+        StringBuilder text = new StringBuilder("cluster run directory: ").append(runDir);
+        for (Path file : logFiles()) {
+            text.append("\n  ").append(file);
+        }
+        return text.toString();
+    }
+
+    /** Kills every running node (SIGKILL) and closes the channels; keeps the files. */
+    @Override
+    public void close() {
+        killAllQuietly();
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException e) {
+            // The JVM is already shutting down; the hook runs anyway.
+        }
+    }
+
+    private void killAllQuietly() {
+        for (Node node : nodes.values()) {
+            closeChannel(node);
+            Process process = node.process;
+            if (process != null && process.isAlive()) {
+                process.destroyForcibly();
+            }
+        }
+        for (Node node : nodes.values()) {
+            if (node.process != null) {
+                try {
+                    node.process.waitFor(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    /** Deletes the run directory (call after {@link #close()}, when the run passed). */
+    public void deleteFiles() {
+        if (!Files.exists(runDir)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(runDir)) {
+            for (Path path : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not delete " + runDir, e);
+        }
+    }
+
+    private Node node(int nodeId) {
+        Node node = nodes.get(nodeId);
+        if (node == null) {
+            throw new IllegalArgumentException("no node " + nodeId + " in this cluster (nodes " + nodes.keySet() + ")");
+        }
+        return node;
+    }
+
+    private void launch(Node node) {
+        try {
+            Files.createDirectories(node.dir.resolve("data"));
+            Files.createDirectories(node.logDir());
+            node.starts++;
+            ProcessBuilder builder = new ProcessBuilder(command(node))
+                    .directory(node.dir.toFile())
+                    .redirectOutput(node.stdout().toFile())
+                    .redirectError(node.stderr().toFile());
+            node.process = builder.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not start node " + node.id + " from " + serverJar, e);
+        }
+    }
+
+    private List<String> command(Node node) {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmArgs);
+        // Tags the process so a stray node can be found with ps.
+        command.add("-Dcohort.cluster.run=" + runDir);
+        command.addAll(List.of("-jar", serverJar.toString(),
+                "--node-id", String.valueOf(node.id),
+                "--cluster-id", clusterId,
+                "--peers", peersSpec(),
+                "--data-dir", node.dir.resolve("data").toString(),
+                "--log-dir", node.logDir().toString(),
+                "--partitions", String.valueOf(partitions),
+                "--metrics-port", String.valueOf(node.metricsPort)));
+        for (Map.Entry<String, String> setting : settings.entrySet()) {
+            command.add("--set");
+            command.add(setting.getKey() + "=" + setting.getValue());
+        }
+        return command;
+    }
+
+    private void awaitServing(Node node) {
+        Process process = node.process;
+        long deadlineNanos = System.nanoTime() + startTimeout.toNanos();
+        while (true) {
+            Matcher serving = findServingLine(node);
+            if (serving != null) {
+                checkServingLine(node, serving);
+                return;
+            }
+            if (!process.isAlive()) {
+                throw new IllegalStateException("node " + node.id + " exited with " + process.exitValue()
+                        + " before printing SERVING\n--- stderr (tail) ---\n" + tail(node.stderr(), 30)
+                        + "\n--- stdout (tail) ---\n" + tail(node.stdout(), 30) + "\n" + describeFiles());
+            }
+            if (System.nanoTime() > deadlineNanos) {
+                throw new IllegalStateException("node " + node.id + " (pid " + process.pid() + ") did not print "
+                        + "'COHORT NODE " + node.id + " SERVING ...' within " + startTimeout
+                        + "\n--- stdout (tail) ---\n" + tail(node.stdout(), 30) + "\n" + describeFiles());
+            }
+            pause(POLL_INTERVAL);
+        }
+    }
+
+    private static Matcher findServingLine(Node node) {
+        try {
+            if (!Files.exists(node.stdout())) {
+                return null;
+            }
+            for (String line : Files.readAllLines(node.stdout(), StandardCharsets.UTF_8)) {
+                Matcher matcher = SERVING.matcher(line);
+                if (matcher.find()) {
+                    return matcher;
+                }
+            }
+            return null;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The SERVING line must name the node and the ports it was given; anything else breaks the CLI contract. */
+    private static void checkServingLine(Node node, Matcher serving) {
+        int id = Integer.parseInt(serving.group(1));
+        int clientPort = Integer.parseInt(serving.group(3));
+        int raftPort = Integer.parseInt(serving.group(5));
+        int metricsPort = Integer.parseInt(serving.group(6));
+        if (id != node.id || clientPort != node.clientPort || raftPort != node.raftPort
+                || metricsPort != node.metricsPort) {
+            throw new IllegalStateException("node " + node.id + " printed '" + serving.group() + "' but was started with "
+                    + "client port " + node.clientPort + ", raft port " + node.raftPort + ", metrics port "
+                    + node.metricsPort);
+        }
+    }
+
+    private static String tail(Path file, int lines) {
+        try {
+            if (!Files.exists(file)) {
+                return "(no " + file.getFileName() + ")";
+            }
+            List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);
+            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+        } catch (IOException e) {
+            return "(unreadable " + file + ": " + e + ")";
+        }
+    }
+
+    private static String exitDescription(Node node) {
+        Process process = node.process;
+        return process == null || process.isAlive() ? "" : " (last exit " + process.exitValue() + ")";
+    }
+
+    private static void closeChannel(Node node) {
+        synchronized (node) {
+            if (node.channel != null) {
+                node.channel.shutdownNow();
+                node.channel = null;
+            }
+        }
+    }
+
+    private static void pause(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    /**
+     * Distinct free loopback ports, below the OS's ephemeral range and away from the laptop defaults
+     * (7100+i, 7200+i, 7300+i). Below the ephemeral range, no outgoing connection (Ratis and gRPC
+     * reconnect with a fresh local port each time) can take a node's port while the node is down
+     * between kill and restart; a port that binds now is free for the node that gets it.
+     */
+    private static int[] freePorts(int count) {
+        int[] range = portRange();
+        Set<Integer> chosen = new LinkedHashSet<>();
+        int span = range[1] - range[0];
+        int candidate = range[0] + ThreadLocalRandom.current().nextInt(span);
+        for (int tries = 0; chosen.size() < count && tries < span; tries++) {
+            candidate = candidate + 1 < range[1] ? candidate + 1 : range[0];
+            if (isFree(candidate)) {
+                chosen.add(candidate);
+            }
+        }
+        if (chosen.size() < count) {
+            throw new IllegalStateException("found only " + chosen.size() + " free loopback ports in " + range[0] + ".."
+                    + range[1] + ", need " + count);
+        }
+        return chosen.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** [low, high) for test ports: 15000 up to the start of the ephemeral range (Linux default 32768). */
+    private static int[] portRange() {
+        int ephemeralLow = 32768;
+        Path range = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
+        try {
+            if (Files.isReadable(range)) {
+                // Read line by line: /proc files report size 0, which Files.readString trusts.
+                try (BufferedReader reader = Files.newBufferedReader(range)) {
+                    ephemeralLow = Integer.parseInt(reader.readLine().trim().split("\\s+")[0]);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // Keep the default.
+        }
+        return ephemeralLow > 16000 ? new int[] {15000, ephemeralLow} : new int[] {10000, 15000};
+    }
+
+    private static boolean isFree(int port) {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.setReuseAddress(true);
+            socket.bind(new InetSocketAddress(InetAddress.getByName(HOST), port), 1);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** How to build a cluster; {@link #start()} launches it. */
+    public static final class Builder {
+        private int nodeCount = 3;
+        private int partitions = 8;
+        private String clusterId = "cohort-it";
+        private String name = "cluster";
+        private final Map<String, String> settings = new LinkedHashMap<>();
+        private final List<String> jvmArgs = new ArrayList<>(DEFAULT_JVM_ARGS);
+        private Path serverJar = defaultServerJar();
+        private Path baseDir = Path.of(System.getProperty(BASE_DIR_PROPERTY, "target/cluster-tests"));
+        private Duration startTimeout = Duration.ofSeconds(90);
+
+        private Builder() {
+        }
+
+        private static Path defaultServerJar() {
+            String configured = System.getProperty(SERVER_JAR_PROPERTY);
+            return (configured != null ? Path.of(configured)
+                    : Path.of("..", "coordinator-server", "target", "cohort-server.jar")).toAbsolutePath().normalize();
+        }
+
+        public Builder nodes(int count) {
+            if (count < 1) {
+                throw new IllegalArgumentException("a cluster needs at least one node, got " + count);
+            }
+            this.nodeCount = count;
+            return this;
+        }
+
+        public Builder partitions(int count) {
+            this.partitions = count;
+            return this;
+        }
+
+        public Builder clusterId(String id) {
+            this.clusterId = id;
+            return this;
+        }
+
+        /** Names the run directory ({@code <name>-<timestamp>}), e.g. after the test. */
+        public Builder name(String runName) {
+            this.name = runName;
+            return this;
+        }
+
+        /** A server setting passed to every node as {@code --set key=value}. */
+        public Builder set(String key, Object value) {
+            settings.put(key, String.valueOf(value));
+            return this;
+        }
+
+        /** Extra JVM options for every node, after {@link #DEFAULT_JVM_ARGS}. */
+        public Builder jvmArgs(String... args) {
+            jvmArgs.addAll(List.of(args));
+            return this;
+        }
+
+        public Builder serverJar(Path jar) {
+            this.serverJar = jar.toAbsolutePath().normalize();
+            return this;
+        }
+
+        public Builder baseDir(Path dir) {
+            this.baseDir = dir;
+            return this;
+        }
+
+        /** How long a node may take from launch to its SERVING line. */
+        public Builder startTimeout(Duration timeout) {
+            this.startTimeout = timeout;
+            return this;
+        }
+
+        /** Creates the run directory and starts every node; waits until each prints SERVING. */
+        public ProcessCluster start() {
+            if (!Files.isRegularFile(serverJar)) {
+                throw new IllegalStateException("server jar " + serverJar + " does not exist: build it with "
+                        + "'mvn -B package -pl coordinator-server -am' (or run the whole reactor: 'mvn -B verify')");
+            }
+            String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS"));
+            Path runDir = baseDir.toAbsolutePath().normalize().resolve(name + "-" + stamp);
+            ProcessCluster cluster = new ProcessCluster(this, runDir);
+            try {
+                return cluster.startAll();
+            } catch (RuntimeException | Error e) {
+                cluster.close();
+                throw e;
+            }
+        }
+    }
+
+    /** One node: its identity and ports (fixed for the cluster's life) and its current process. */
+    private static final class Node {
+        final int id;
+        final int clientPort;
+        final int raftPort;
+        final int metricsPort;
+        final Path dir;
+        int starts;
+        volatile Process process;
+        ManagedChannel channel;
+
+        Node(int id, int clientPort, int raftPort, int metricsPort, Path dir) {
+            this.id = id;
+            this.clientPort = clientPort;
+            this.raftPort = raftPort;
+            this.metricsPort = metricsPort;
+            this.dir = dir;
+        }
+
+        Path logDir() {
+            return dir.resolve("logs");
+        }
+
+        Path stdout() {
+            return dir.resolve("stdout." + starts + ".log");
+        }
+
+        Path stderr() {
+            return dir.resolve("stderr." + starts + ".log");
+        }
+    }
+
+}

@@ -1,0 +1,163 @@
+package io.cohort.server;
+
+import io.cohort.raft.ClusterMetadata;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code java -jar cohort-server.jar [--config FILE] [--node-id N] [--peers ...] [--set key=value ...]}:
+ * starts one node and runs it until SIGTERM (or Ctrl-C), which stops it in order
+ * ({@link CohortServer#close()}).
+ *
+ * <p>Exit codes: 0 after an orderly stop or for --help/--version; 2 for a bad command line or
+ * configuration; 3 when the data dir belongs to a cluster created with other settings; 1 when the
+ * node cannot start otherwise (a port in use, an unusable data dir). Each failure prints one line
+ * to stderr.
+ */
+@Command(name = "cohort-server", mixinStandardHelpOptions = true, versionProvider = CohortServerMain.Version.class,
+        sortOptions = false, usageHelpAutoWidth = true,
+        description = {"Runs one Cohort node: a replica of every offsets partition, the gRPC API on its client port, "
+                + "/metrics over HTTP.", "", "Settings come from --config, then --set, then the options below "
+                + "(later wins). Keys: " + "node.id, cluster.id, peers, data.dir, log.dir, offsets.partitions, "
+                + "metrics.port, raft.election.timeout.min.ms, raft.election.timeout.max.ms, "
+                + "raft.snapshot.every.entries, group.min.session.timeout.ms, group.max.session.timeout.ms, "
+                + "group.initial.rebalance.delay.ms, group.max.size, offsets.retention.minutes, "
+                + "offsets.retention.check.interval.ms, offset.metadata.max.bytes (docs/OPERATIONS.md)."})
+public final class CohortServerMain {
+    public static final int EXIT_OK = 0;
+    public static final int EXIT_START_FAILED = 1;
+    public static final int EXIT_BAD_CONFIG = 2;
+    public static final int EXIT_METADATA_MISMATCH = 3;
+
+    @Option(names = "--config", paramLabel = "FILE", description = "A properties file with node settings.")
+    Path configFile;
+
+    @Option(names = "--node-id", paramLabel = "N", description = "This node's id, 1..N (node.id; required).")
+    String nodeId;
+
+    @Option(names = "--peers", paramLabel = "ID=HOST:RAFT:CLIENT,...",
+            description = "Every node of the cluster (peers; default 1=127.0.0.1:7201:7101,2=...:7202:7102,3=...:7203:7103).")
+    String peers;
+
+    @Option(names = "--data-dir", paramLabel = "DIR", description = "Raft logs and snapshots (data.dir; default data/node-<id>).")
+    String dataDir;
+
+    @Option(names = "--log-dir", paramLabel = "DIR", description = "Where node-<id>.log goes (log.dir; default logs).")
+    String logDir;
+
+    @Option(names = "--partitions", paramLabel = "P",
+            description = "Offsets partitions, fixed at cluster creation (offsets.partitions; default "
+                    + CohortDefaults.PARTITIONS + ").")
+    String partitions;
+
+    @Option(names = "--metrics-port", paramLabel = "PORT",
+            description = "HTTP port of /metrics (metrics.port; default 7300+id; 0 = any free port, -1 = off).")
+    String metricsPort;
+
+    @Option(names = "--cluster-id", paramLabel = "ID", description = "The cluster's id (cluster.id; default "
+            + CohortDefaults.CLUSTER_ID + ").")
+    String clusterId;
+
+    @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Any setting, as in the config file.")
+    Map<String, String> settings = new LinkedHashMap<>();
+
+    /** The outcome of {@link #launch}: a running server, or the exit code of a failed start. */
+    public record Launch(int exitCode, CohortServer server) {
+    }
+
+    public static void main(String[] args) throws InterruptedException {
+        AtomicReference<CohortServer> running = new AtomicReference<>();
+        // Registered before the start, so a SIGTERM during start-up still stops what has started.
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            CohortServer server = running.get();
+            if (server != null) {
+                server.close();
+            }
+        }, "cohort-shutdown"));
+        Launch launch = launch(args, System.out, System.err);
+        if (launch.server() == null) {
+            System.exit(launch.exitCode());
+        }
+        running.set(launch.server());
+        launch.server().awaitTermination();
+    }
+
+    /**
+     * Parses {@code args}, configures logging, starts the node and prints the SERVING line to
+     * {@code out}; on failure prints one line to {@code err} and returns the exit code.
+     */
+    public static Launch launch(String[] args, PrintStream out, PrintStream err) {
+        CohortServerMain options = new CohortServerMain();
+        CommandLine commandLine = new CommandLine(options)
+                .setOut(new PrintWriter(out, true))
+                .setErr(new PrintWriter(err, true));
+        try {
+            CommandLine.ParseResult parsed = commandLine.parseArgs(args);
+            if (CommandLine.printHelpIfRequested(parsed)) {
+                return new Launch(EXIT_OK, null);
+            }
+        } catch (CommandLine.ParameterException e) {
+            err.println("cohort-server: " + e.getMessage() + " (see --help)");
+            return new Launch(EXIT_BAD_CONFIG, null);
+        }
+        ServerConfig config;
+        try {
+            config = options.toConfig();
+        } catch (ConfigException e) {
+            err.println("cohort-server: bad configuration: " + e.getMessage());
+            return new Launch(EXIT_BAD_CONFIG, null);
+        }
+        Logging.configure(config);
+        try {
+            CohortServer server = CohortServer.start(config);
+            out.println(server.servingLine());
+            out.flush();
+            return new Launch(EXIT_OK, server);
+        } catch (ClusterMetadata.MismatchException e) {
+            err.println("cohort-server: node " + config.nodeId() + " refuses to start: " + e.getMessage());
+            Logging.error("refusing to start", e);
+            return new Launch(EXIT_METADATA_MISMATCH, null);
+        } catch (IOException | RuntimeException e) {
+            err.println("cohort-server: node " + config.nodeId() + " failed to start: " + e.getMessage());
+            Logging.error("failed to start", e);
+            return new Launch(EXIT_START_FAILED, null);
+        }
+    }
+
+    /** The settings: --config, then --set, then the dedicated options (each named in error messages). */
+    ServerConfig toConfig() {
+        Map<String, Map<String, String>> layers = new LinkedHashMap<>();
+        layers.put("--set", settings);
+        putIfSet(layers, "--node-id", ServerConfig.NODE_ID, nodeId);
+        putIfSet(layers, "--cluster-id", ServerConfig.CLUSTER_ID, clusterId);
+        putIfSet(layers, "--peers", ServerConfig.PEERS, peers);
+        putIfSet(layers, "--data-dir", ServerConfig.DATA_DIR, dataDir);
+        putIfSet(layers, "--log-dir", ServerConfig.LOG_DIR, logDir);
+        putIfSet(layers, "--partitions", ServerConfig.PARTITIONS, partitions);
+        putIfSet(layers, "--metrics-port", ServerConfig.METRICS_PORT, metricsPort);
+        return ServerConfig.load(configFile, layers);
+    }
+
+    private static void putIfSet(Map<String, Map<String, String>> layers, String option, String key, String value) {
+        if (value != null) {
+            layers.put(option, Map.of(key, value));
+        }
+    }
+
+    /** The version from the jar manifest, or "dev" when run from classes. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String version = CohortServerMain.class.getPackage().getImplementationVersion();
+            return new String[] {"cohort-server " + (version == null ? "dev" : version)};
+        }
+    }
+}

@@ -1,0 +1,329 @@
+package io.cohort.server;
+
+import io.cohort.core.GroupConfig;
+import io.cohort.raft.ClusterSpec;
+import io.cohort.raft.NodeAddress;
+import io.cohort.raft.RaftTuning;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+
+/**
+ * Everything one node is started with: its identity, the cluster it belongs to, where it keeps its
+ * files, its Raft timing and the group settings (Kafka's names and defaults).
+ *
+ * <p>Values come from a properties file, overridden by the command line; every key has a default
+ * except {@code node.id}. {@link #load} checks everything before the node touches its data dir,
+ * and a bad value fails with one {@link ConfigException} line naming the key and its source.
+ *
+ * @param nodeId      this node's id, 1..N, one of the peers
+ * @param clusterId   the cluster's id (fixed at creation; Raft group ids derive from it)
+ * @param peers       every node of the cluster, in id order
+ * @param dataDir     where this node keeps its Raft logs, snapshots and cluster metadata
+ * @param logDir      where this node writes {@code node-<id>.log}
+ * @param partitions  the number of offsets partitions (fixed at creation)
+ * @param metricsPort the HTTP port of /metrics; 0 picks a free port, -1 disables the endpoint
+ * @param raftTuning  the Ratis settings ({@link RaftTuning#defaults()} with the configured overrides)
+ * @param groupConfig the group coordinator settings (fixed at creation)
+ */
+public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers, Path dataDir, Path logDir,
+                           int partitions, int metricsPort, RaftTuning raftTuning, GroupConfig groupConfig) {
+
+    public static final String NODE_ID = "node.id";
+    public static final String CLUSTER_ID = "cluster.id";
+    public static final String PEERS = "peers";
+    public static final String DATA_DIR = "data.dir";
+    public static final String LOG_DIR = "log.dir";
+    public static final String PARTITIONS = "offsets.partitions";
+    public static final String METRICS_PORT = "metrics.port";
+    public static final String ELECTION_TIMEOUT_MIN_MS = "raft.election.timeout.min.ms";
+    public static final String ELECTION_TIMEOUT_MAX_MS = "raft.election.timeout.max.ms";
+    public static final String SNAPSHOT_EVERY_ENTRIES = "raft.snapshot.every.entries";
+    public static final String MIN_SESSION_TIMEOUT_MS = "group.min.session.timeout.ms";
+    public static final String MAX_SESSION_TIMEOUT_MS = "group.max.session.timeout.ms";
+    public static final String INITIAL_REBALANCE_DELAY_MS = "group.initial.rebalance.delay.ms";
+    public static final String GROUP_MAX_SIZE = "group.max.size";
+    public static final String OFFSETS_RETENTION_MINUTES = "offsets.retention.minutes";
+    public static final String OFFSETS_RETENTION_CHECK_INTERVAL_MS = "offsets.retention.check.interval.ms";
+    public static final String OFFSET_METADATA_MAX_BYTES = "offset.metadata.max.bytes";
+
+    /** Every key a node accepts, in documentation order. */
+    public static final List<String> KEYS = List.of(NODE_ID, CLUSTER_ID, PEERS, DATA_DIR, LOG_DIR, PARTITIONS,
+            METRICS_PORT, ELECTION_TIMEOUT_MIN_MS, ELECTION_TIMEOUT_MAX_MS, SNAPSHOT_EVERY_ENTRIES,
+            MIN_SESSION_TIMEOUT_MS, MAX_SESSION_TIMEOUT_MS, INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE,
+            OFFSETS_RETENTION_MINUTES, OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES);
+
+    private static final Pattern CLUSTER_ID_PATTERN = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+
+    public ServerConfig {
+        peers = List.copyOf(peers);
+    }
+
+    /** This node's address (host, Raft port, client port) from the peer list. */
+    public NodeAddress self() {
+        return peers.stream().filter(p -> p.nodeId() == nodeId).findFirst().orElseThrow();
+    }
+
+    /** What every node of the cluster must agree on; stored in the data dir at first start. */
+    public ClusterSpec clusterSpec() {
+        return new ClusterSpec(clusterId, partitions, peers, groupConfig);
+    }
+
+    /** The settings as {@code key=value} lines, for the log at startup. */
+    public Map<String, String> describe() {
+        Map<String, String> out = new LinkedHashMap<>();
+        out.put(NODE_ID, Integer.toString(nodeId));
+        out.put(CLUSTER_ID, clusterId);
+        out.put(PEERS, String.join(",", peers.stream().map(NodeAddress::toSpec).toList()));
+        out.put(DATA_DIR, dataDir.toString());
+        out.put(LOG_DIR, logDir.toString());
+        out.put(PARTITIONS, Integer.toString(partitions));
+        out.put(METRICS_PORT, Integer.toString(metricsPort));
+        out.put(ELECTION_TIMEOUT_MIN_MS, Integer.toString(raftTuning.electionTimeoutMinMs()));
+        out.put(ELECTION_TIMEOUT_MAX_MS, Integer.toString(raftTuning.electionTimeoutMaxMs()));
+        out.put(SNAPSHOT_EVERY_ENTRIES, Long.toString(raftTuning.snapshotEveryEntries()));
+        out.put(MIN_SESSION_TIMEOUT_MS, Integer.toString(groupConfig.minSessionTimeoutMs()));
+        out.put(MAX_SESSION_TIMEOUT_MS, Integer.toString(groupConfig.maxSessionTimeoutMs()));
+        out.put(INITIAL_REBALANCE_DELAY_MS, Integer.toString(groupConfig.initialRebalanceDelayMs()));
+        out.put(GROUP_MAX_SIZE, Integer.toString(groupConfig.maxGroupSize()));
+        out.put(OFFSETS_RETENTION_MINUTES, Long.toString(groupConfig.offsetsRetentionMs() / 60_000L));
+        out.put(OFFSETS_RETENTION_CHECK_INTERVAL_MS, Long.toString(groupConfig.offsetsRetentionCheckIntervalMs()));
+        out.put(OFFSET_METADATA_MAX_BYTES, Integer.toString(groupConfig.offsetMetadataMaxBytes()));
+        return out;
+    }
+
+    /**
+     * Reads {@code file} (may be null: defaults only), applies {@code overrides} (the command line)
+     * on top, and checks the result.
+     *
+     * @param overrideSource how to name the overrides in error messages, e.g. "the command line"
+     * @throws ConfigException naming the first bad setting
+     */
+    public static ServerConfig load(Path file, Map<String, String> overrides, String overrideSource) {
+        return load(file, Map.of(overrideSource, overrides));
+    }
+
+    /**
+     * Reads {@code file} (may be null), then applies each layer of overrides in iteration order, a
+     * later layer winning; a layer's key names its source in error messages (e.g. "--set").
+     */
+    public static ServerConfig load(Path file, Map<String, Map<String, String>> layers) {
+        Settings settings = new Settings();
+        if (file != null) {
+            settings.putAll(readFile(file), "config file " + file);
+        }
+        for (Map.Entry<String, Map<String, String>> layer : layers.entrySet()) {
+            settings.putAll(layer.getValue(), layer.getKey());
+        }
+        return settings.toConfig();
+    }
+
+    /** {@link #load} without a file: the defaults and {@code settings}. */
+    public static ServerConfig of(Map<String, String> settings) {
+        return load(null, settings, "the settings");
+    }
+
+    private static Map<String, String> readFile(Path file) {
+        if (!Files.isRegularFile(file)) {
+            throw new ConfigException("config file " + file + " does not exist or is not a file");
+        }
+        Properties properties = new Properties();
+        try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            properties.load(in);
+        } catch (IOException | IllegalArgumentException e) {
+            throw new ConfigException("cannot read config file " + file + ": " + e.getMessage(), e);
+        }
+        Map<String, String> values = new TreeMap<>();
+        for (String key : properties.stringPropertyNames()) {
+            values.put(key, properties.getProperty(key));
+        }
+        return values;
+    }
+
+    /** The raw values with the source of each, turned into a checked config. */
+    private static final class Settings {
+        private final Map<String, String> values = new HashMap<>();
+        private final Map<String, String> sources = new HashMap<>();
+
+        void putAll(Map<String, String> more, String source) {
+            for (Map.Entry<String, String> entry : more.entrySet()) {
+                String key = entry.getKey().trim();
+                if (!KEYS.contains(key)) {
+                    throw new ConfigException("unknown setting '" + key + "' in " + source + "; known settings: "
+                            + String.join(", ", KEYS));
+                }
+                values.put(key, entry.getValue() == null ? "" : entry.getValue().trim());
+                sources.put(key, source);
+            }
+        }
+
+        ServerConfig toConfig() {
+            int nodeId = requiredInt(NODE_ID, 1, Integer.MAX_VALUE);
+            String clusterId = string(CLUSTER_ID, CohortDefaults.CLUSTER_ID);
+            if (!CLUSTER_ID_PATTERN.matcher(clusterId).matches()) {
+                throw invalid(CLUSTER_ID, "expected 1 to 64 characters out of A-Z a-z 0-9 . _ -");
+            }
+            List<NodeAddress> peers = peers(nodeId);
+            int partitions = intValue(PARTITIONS, CohortDefaults.PARTITIONS, 1, CohortDefaults.MAX_PARTITIONS);
+            int metricsPort = intValue(METRICS_PORT, CohortDefaults.metricsPort(nodeId), -1, 65_535);
+            NodeAddress self = peers.stream().filter(p -> p.nodeId() == nodeId).findFirst().orElseThrow();
+            if (metricsPort == self.clientPort() || metricsPort == self.raftPort()) {
+                throw invalid(METRICS_PORT, "it is also this node's client or Raft port");
+            }
+            Path dataDir = path(DATA_DIR, CohortDefaults.dataDir(nodeId));
+            Path logDir = path(LOG_DIR, CohortDefaults.LOG_DIR);
+            return new ServerConfig(nodeId, clusterId, peers, dataDir, logDir, partitions, metricsPort,
+                    raftTuning(), groupConfig());
+        }
+
+        private RaftTuning raftTuning() {
+            RaftTuning defaults = RaftTuning.defaults();
+            int minMs = intValue(ELECTION_TIMEOUT_MIN_MS, defaults.electionTimeoutMinMs(), 1, 600_000);
+            int maxMs = intValue(ELECTION_TIMEOUT_MAX_MS, defaults.electionTimeoutMaxMs(), 2, 600_000);
+            if (maxMs <= minMs) {
+                throw new ConfigException(ELECTION_TIMEOUT_MAX_MS + " (" + maxMs + ", from " + source(ELECTION_TIMEOUT_MAX_MS)
+                        + ") must be greater than " + ELECTION_TIMEOUT_MIN_MS + " (" + minMs + ", from "
+                        + source(ELECTION_TIMEOUT_MIN_MS) + ")");
+            }
+            long snapshotEvery = longValue(SNAPSHOT_EVERY_ENTRIES, defaults.snapshotEveryEntries(), 1, Long.MAX_VALUE);
+            return defaults.withElectionTimeouts(minMs, maxMs).withSnapshotEveryEntries(snapshotEvery);
+        }
+
+        private GroupConfig groupConfig() {
+            int minSession = intValue(MIN_SESSION_TIMEOUT_MS, GroupConfig.DEFAULT_MIN_SESSION_TIMEOUT_MS, 0,
+                    Integer.MAX_VALUE);
+            int maxSession = intValue(MAX_SESSION_TIMEOUT_MS, GroupConfig.DEFAULT_MAX_SESSION_TIMEOUT_MS, 0,
+                    Integer.MAX_VALUE);
+            if (maxSession < minSession) {
+                throw new ConfigException(MAX_SESSION_TIMEOUT_MS + " (" + maxSession + ", from "
+                        + source(MAX_SESSION_TIMEOUT_MS) + ") must be at least " + MIN_SESSION_TIMEOUT_MS + " ("
+                        + minSession + ", from " + source(MIN_SESSION_TIMEOUT_MS) + ")");
+            }
+            int initialDelay = intValue(INITIAL_REBALANCE_DELAY_MS, GroupConfig.DEFAULT_INITIAL_REBALANCE_DELAY_MS, 0,
+                    Integer.MAX_VALUE);
+            int maxSize = intValue(GROUP_MAX_SIZE, GroupConfig.DEFAULT_MAX_GROUP_SIZE, 1, Integer.MAX_VALUE);
+            long retentionMinutes = longValue(OFFSETS_RETENTION_MINUTES,
+                    GroupConfig.DEFAULT_OFFSETS_RETENTION_MS / 60_000L, 1, Long.MAX_VALUE / 60_000L);
+            long checkIntervalMs = longValue(OFFSETS_RETENTION_CHECK_INTERVAL_MS,
+                    GroupConfig.DEFAULT_OFFSETS_RETENTION_CHECK_INTERVAL_MS, 1, Long.MAX_VALUE);
+            int metadataMaxBytes = intValue(OFFSET_METADATA_MAX_BYTES, GroupConfig.DEFAULT_OFFSET_METADATA_MAX_BYTES,
+                    0, Integer.MAX_VALUE);
+            return new GroupConfig(minSession, maxSession, initialDelay, maxSize, GroupConfig.NEW_MEMBER_JOIN_TIMEOUT_MS,
+                    retentionMinutes * 60_000L, checkIntervalMs, metadataMaxBytes);
+        }
+
+        private List<NodeAddress> peers(int nodeId) {
+            String spec = string(PEERS, CohortDefaults.peers(CohortDefaults.NODES));
+            List<NodeAddress> peers = new ArrayList<>();
+            for (String part : spec.split(",")) {
+                if (part.isBlank()) {
+                    continue;
+                }
+                NodeAddress peer;
+                try {
+                    peer = NodeAddress.parse(part);
+                } catch (IllegalArgumentException e) {
+                    throw invalid(PEERS, e.getMessage());
+                }
+                if (peer.nodeId() < 1) {
+                    throw invalid(PEERS, "node ids start at 1, got " + peer.nodeId());
+                }
+                if (peer.host().isBlank()) {
+                    throw invalid(PEERS, "peer '" + part.trim() + "' has an empty host");
+                }
+                peers.add(peer);
+            }
+            if (peers.isEmpty()) {
+                throw invalid(PEERS, "expected id=host:raftPort:clientPort,... with at least one peer");
+            }
+            peers.sort(Comparator.comparingInt(NodeAddress::nodeId));
+            Set<String> endpoints = new java.util.HashSet<>();
+            for (int i = 0; i < peers.size(); i++) {
+                NodeAddress peer = peers.get(i);
+                if (i > 0 && peers.get(i - 1).nodeId() == peer.nodeId()) {
+                    throw invalid(PEERS, "node id " + peer.nodeId() + " appears twice");
+                }
+                for (int port : new int[] {peer.raftPort(), peer.clientPort()}) {
+                    if (!endpoints.add(peer.host() + ":" + port)) {
+                        throw invalid(PEERS, "address " + peer.host() + ":" + port + " is used twice");
+                    }
+                }
+            }
+            if (peers.stream().noneMatch(p -> p.nodeId() == nodeId)) {
+                throw new ConfigException(NODE_ID + " " + nodeId + " (from " + source(NODE_ID) + ") is not one of the "
+                        + PEERS + " (" + spec + ", from " + source(PEERS) + ")");
+            }
+            return peers;
+        }
+
+        private String source(String key) {
+            return sources.getOrDefault(key, "the defaults");
+        }
+
+        private ConfigException invalid(String key, String why) {
+            return new ConfigException("invalid " + key + " '" + values.get(key) + "' (from " + source(key) + "): "
+                    + why);
+        }
+
+        private String string(String key, String defaultValue) {
+            String value = values.get(key);
+            if (value == null) {
+                return defaultValue;
+            }
+            if (value.isEmpty()) {
+                throw invalid(key, "must not be empty");
+            }
+            return value;
+        }
+
+        private Path path(String key, String defaultValue) {
+            try {
+                return Path.of(string(key, defaultValue));
+            } catch (java.nio.file.InvalidPathException e) {
+                throw invalid(key, e.getMessage());
+            }
+        }
+
+        private int requiredInt(String key, int min, int max) {
+            if (!values.containsKey(key)) {
+                throw new ConfigException(key + " is required (--node-id N on the command line, or " + key
+                        + "=N in the config file); node ids are 1..N as in " + PEERS);
+            }
+            return intValue(key, 0, min, max);
+        }
+
+        private int intValue(String key, int defaultValue, int min, int max) {
+            return (int) longValue(key, defaultValue, min, max);
+        }
+
+        private long longValue(String key, long defaultValue, long min, long max) {
+            String text = values.get(key);
+            if (text == null) {
+                return defaultValue;
+            }
+            long value;
+            try {
+                value = Long.parseLong(text.replace("_", ""));
+            } catch (NumberFormatException e) {
+                throw invalid(key, "not an integer");
+            }
+            if (value < min || value > max) {
+                throw invalid(key, value < min || max == Long.MAX_VALUE ? "expected " + min + " or more"
+                        : "expected at most " + max);
+            }
+            return value;
+        }
+    }
+}

@@ -1,0 +1,263 @@
+package io.cohort.server.rpc;
+
+import io.cohort.api.v1.ClusterAdminGrpc;
+import io.cohort.api.v1.ClusterStatusRequest;
+import io.cohort.api.v1.ClusterStatusResponse;
+import io.cohort.api.v1.NodeStatus;
+import io.cohort.api.v1.ReplicaProgress;
+import io.cohort.api.v1.TransferLeadershipRequest;
+import io.cohort.api.v1.TransferLeadershipResponse;
+import io.cohort.core.ErrorCode;
+import io.cohort.raft.CohortRaftNode;
+import io.cohort.raft.NodeAddress;
+import io.cohort.raft.PartitionStateMachine;
+import io.cohort.raft.PartitionStatus;
+import io.cohort.server.metrics.RpcMetrics;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.Metadata;
+import io.grpc.ServerInterceptors;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.MetadataUtils;
+import io.grpc.stub.StreamObserver;
+import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.exceptions.NotLeaderException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The ClusterAdmin gRPC service: this node's view of the cluster, and leadership transfer.
+ *
+ * <p>TransferLeadership may be sent to any node. Only a partition's leader can hand leadership
+ * over, so a node that does not lead the partition forwards the request, once, to the node it
+ * believes leads it, through a gRPC channel to that node's client port, and relays the answer; the
+ * response has no leader-hint field, and an operator should not have to find the leader first. A
+ * forwarded request is never forwarded again: if leadership moved meanwhile the answer is
+ * COORDINATOR_NOT_AVAILABLE, which says "retry".
+ */
+public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterAdminService.class);
+
+    /** How often a state digest is retried while writes keep the partition busy. */
+    static final int STATE_DIGEST_ATTEMPTS = 100;
+    /** Extra time a forwarded transfer may take beyond its own timeout (the hop and the reply). */
+    static final long FORWARD_SLACK_MS = 5_000;
+
+    private final CohortRaftNode node;
+    private final Function<NodeAddress, ManagedChannel> channelFactory;
+    private final ConcurrentHashMap<Integer, ManagedChannel> channels = new ConcurrentHashMap<>();
+    private volatile boolean stopping;
+
+    public ClusterAdminService(CohortRaftNode node) {
+        this(node, peer -> ManagedChannelBuilder.forAddress(peer.host(), peer.clientPort()).usePlaintext().build());
+    }
+
+    ClusterAdminService(CohortRaftNode node, Function<NodeAddress, ManagedChannel> channelFactory) {
+        this.node = node;
+        this.channelFactory = channelFactory;
+    }
+
+    /**
+     * The service with its interceptor, which marks calls forwarded by another node so they are never
+     * forwarded again. Add this to the server rather than the service itself ({@code bindService} is
+     * final in the generated base class).
+     */
+    public ServerServiceDefinition definition() {
+        return ServerInterceptors.intercept(this, CallContext.INTERCEPTOR);
+    }
+
+    /** Refuses further transfers (COORDINATOR_NOT_AVAILABLE) and closes the forwarding channels. */
+    @Override
+    public void close() {
+        stopping = true;
+        channels.values().forEach(ManagedChannel::shutdownNow);
+        channels.clear();
+    }
+
+    // ---- ClusterStatus ----
+
+    @Override
+    public void clusterStatus(ClusterStatusRequest request, StreamObserver<ClusterStatusResponse> observer) {
+        RpcCall<ClusterStatusResponse> call = RpcCall.start("ClusterStatus", observer, RpcMetrics.NONE);
+        try {
+            call.respond(status(request.getIncludeStateDigest()), ErrorCode.NONE.name());
+        } catch (RuntimeException e) {
+            LOG.error("ClusterStatus failed", e);
+            call.fail(Status.INTERNAL.withDescription("could not read the cluster status: " + e));
+        }
+    }
+
+    private ClusterStatusResponse status(boolean includeStateDigest) {
+        ClusterStatusResponse.Builder response = ClusterStatusResponse.newBuilder()
+                .setNodeId(node.nodeId())
+                .setPartitionCount(node.partitions());
+        for (NodeAddress peer : node.spec().peers()) {
+            response.addNodes(NodeStatus.newBuilder()
+                    .setNodeId(peer.nodeId())
+                    .setHost(peer.host())
+                    .setRaftPort(peer.raftPort())
+                    .setClientPort(peer.clientPort())
+                    .setIsSelf(peer.nodeId() == node.nodeId()));
+        }
+        for (int partition = 0; partition < node.partitions(); partition++) {
+            response.addPartitions(partitionStatus(partition, includeStateDigest));
+        }
+        return response.build();
+    }
+
+    private io.cohort.api.v1.PartitionStatus partitionStatus(int partition, boolean includeStateDigest) {
+        PartitionStatus status = node.status(partition);
+        io.cohort.api.v1.PartitionStatus.Builder builder = io.cohort.api.v1.PartitionStatus.newBuilder()
+                .setPartitionIndex(partition)
+                .setRaftGroupId(status.raftGroupId())
+                .setLeaderNodeId(status.leaderNodeId())
+                .setTerm(status.term())
+                .setLeaderReady(status.isLeader() && status.leaderReady())
+                .setCommitIndex(status.commitIndex())
+                .setAppliedIndex(status.appliedIndex())
+                .setSnapshotIndex(status.snapshotIndex())
+                .setStateDigestIndex(-1);
+        for (PartitionStatus.Replica replica : status.replicas()) {
+            builder.addReplicas(ReplicaProgress.newBuilder()
+                    .setNodeId(replica.nodeId())
+                    .setMatchIndex(replica.matchIndex())
+                    .setNextIndex(replica.nextIndex())
+                    .setLagEntries(replica.lagEntries()));
+        }
+        if (includeStateDigest) {
+            PartitionStateMachine.StateDigest digest = node.stateMachine(partition).stateDigest(STATE_DIGEST_ATTEMPTS);
+            if (digest != null) {
+                builder.setStateDigest(digest.digest()).setStateDigestIndex(digest.appliedIndex());
+            }
+        }
+        return builder.build();
+    }
+
+    // ---- TransferLeadership ----
+
+    @Override
+    public void transferLeadership(TransferLeadershipRequest request,
+                                   StreamObserver<TransferLeadershipResponse> observer) {
+        RpcCall<TransferLeadershipResponse> call = RpcCall.start("TransferLeadership", observer, RpcMetrics.NONE);
+        try {
+            if (request.getPartitionIndex() < 0 || request.getTimeoutMs() <= 0) {
+                call.fail(Status.INVALID_ARGUMENT.withDescription("partition_index must be >= 0 and timeout_ms > 0; got "
+                        + request.getPartitionIndex() + " and " + request.getTimeoutMs()));
+                return;
+            }
+            TransferLeadershipResponse refusal = refusal(request);
+            if (refusal != null) {
+                answer(call, refusal);
+            } else if (node.isLeader(request.getPartitionIndex())) {
+                transferFromHere(call, request);
+            } else {
+                forward(call, request);
+            }
+        } catch (RuntimeException e) {
+            LOG.error("TransferLeadership failed", e);
+            answer(call, transferResponse(ErrorCode.UNKNOWN_SERVER_ERROR, "unexpected server error: " + e));
+        }
+    }
+
+    private TransferLeadershipResponse refusal(TransferLeadershipRequest request) {
+        if (stopping) {
+            return transferResponse(ErrorCode.COORDINATOR_NOT_AVAILABLE, "node " + node.nodeId() + " is shutting down");
+        }
+        if (request.getPartitionIndex() >= node.partitions()) {
+            return transferResponse(ErrorCode.INVALID_REQUEST, "partition " + request.getPartitionIndex()
+                    + " does not exist; the cluster has " + node.partitions() + " partitions");
+        }
+        if (!node.spec().hasPeer(request.getTargetNodeId())) {
+            return transferResponse(ErrorCode.INVALID_REQUEST, "node " + request.getTargetNodeId()
+                    + " is not a node of the cluster");
+        }
+        return null;
+    }
+
+    private void transferFromHere(RpcCall<TransferLeadershipResponse> call, TransferLeadershipRequest request) {
+        int partition = request.getPartitionIndex();
+        int target = request.getTargetNodeId();
+        if (target == node.nodeId()) {
+            answer(call, transferResponse(ErrorCode.NONE, ""));
+            return;
+        }
+        node.transferLeadership(partition, target, request.getTimeoutMs()).whenComplete((reply, error) ->
+                answer(call, transferOutcome(partition, target, reply, error)));
+    }
+
+    private TransferLeadershipResponse transferOutcome(int partition, int target, RaftClientReply reply,
+                                                       Throwable error) {
+        if ((error == null && reply.isSuccess()) || node.leaderOf(partition) == target) {
+            return transferResponse(ErrorCode.NONE, "");
+        }
+        Throwable cause = error != null ? ErrorTable.unwrap(error) : reply.getException();
+        String text = String.valueOf(cause);
+        String lower = text.toLowerCase(Locale.ROOT);
+        if (cause instanceof TimeoutException || lower.contains("timed_out") || lower.contains("timed out")
+                || lower.contains("timeout")) {
+            return transferResponse(ErrorCode.REQUEST_TIMED_OUT, "node " + target + " did not become the leader of "
+                    + "partition " + partition + " in time; it may still: " + text);
+        }
+        if (cause instanceof NotLeaderException) {
+            return transferResponse(ErrorCode.COORDINATOR_NOT_AVAILABLE, "leadership of partition " + partition
+                    + " moved during the transfer; retry: " + text);
+        }
+        return transferResponse(ErrorCode.UNKNOWN_SERVER_ERROR, "the transfer failed: " + text);
+    }
+
+    private void forward(RpcCall<TransferLeadershipResponse> call, TransferLeadershipRequest request) {
+        int leader = node.leaderOf(request.getPartitionIndex());
+        if (leader < 0 || leader == node.nodeId() || CallContext.FORWARDED_BY.get() != null) {
+            answer(call, transferResponse(ErrorCode.COORDINATOR_NOT_AVAILABLE, "node " + node.nodeId()
+                    + " does not lead partition " + request.getPartitionIndex() + " and knows no other leader; retry"));
+            return;
+        }
+        Metadata headers = new Metadata();
+        headers.put(CallContext.FORWARDED_BY_HEADER, Integer.toString(node.nodeId()));
+        ClusterAdminGrpc.ClusterAdminStub stub = ClusterAdminGrpc.newStub(channel(leader))
+                .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers))
+                .withDeadlineAfter(request.getTimeoutMs() + FORWARD_SLACK_MS, TimeUnit.MILLISECONDS);
+        stub.transferLeadership(request, new StreamObserver<>() {
+            @Override
+            public void onNext(TransferLeadershipResponse response) {
+                answer(call, response);
+            }
+
+            @Override
+            public void onError(Throwable error) {
+                Status status = error instanceof StatusRuntimeException s ? s.getStatus() : Status.fromThrowable(error);
+                ErrorCode code = status.getCode() == Status.Code.DEADLINE_EXCEEDED
+                        ? ErrorCode.REQUEST_TIMED_OUT : ErrorCode.COORDINATOR_NOT_AVAILABLE;
+                answer(call, transferResponse(code, "forwarding to node " + leader + ", the leader of partition "
+                        + request.getPartitionIndex() + ", failed: " + status));
+            }
+
+            @Override
+            public void onCompleted() {
+                // The answer went out in onNext.
+            }
+        });
+    }
+
+    private ManagedChannel channel(int nodeId) {
+        return channels.computeIfAbsent(nodeId, id -> channelFactory.apply(node.spec().peer(id)));
+    }
+
+    private static void answer(RpcCall<TransferLeadershipResponse> call, TransferLeadershipResponse response) {
+        call.respond(response, response.getErrorCode().name());
+    }
+
+    private static TransferLeadershipResponse transferResponse(ErrorCode code, String message) {
+        return TransferLeadershipResponse.newBuilder()
+                .setErrorCode(ErrorTable.toProto(code))
+                .setErrorMessage(message)
+                .build();
+    }
+}

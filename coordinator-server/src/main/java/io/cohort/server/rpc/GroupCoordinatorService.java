@@ -1,0 +1,616 @@
+package io.cohort.server.rpc;
+
+import io.cohort.api.v1.DeleteGroupsRequest;
+import io.cohort.api.v1.DeleteGroupsResponse;
+import io.cohort.api.v1.DescribeGroupsRequest;
+import io.cohort.api.v1.DescribeGroupsResponse;
+import io.cohort.api.v1.FindCoordinatorRequest;
+import io.cohort.api.v1.FindCoordinatorResponse;
+import io.cohort.api.v1.GroupCoordinatorGrpc;
+import io.cohort.api.v1.HeartbeatRequest;
+import io.cohort.api.v1.HeartbeatResponse;
+import io.cohort.api.v1.JoinGroupRequest;
+import io.cohort.api.v1.JoinGroupResponse;
+import io.cohort.api.v1.LeaveGroupRequest;
+import io.cohort.api.v1.LeaveGroupResponse;
+import io.cohort.api.v1.ListGroupsRequest;
+import io.cohort.api.v1.ListGroupsResponse;
+import io.cohort.api.v1.NodeEndpoint;
+import io.cohort.api.v1.OffsetCommitRequest;
+import io.cohort.api.v1.OffsetCommitResponse;
+import io.cohort.api.v1.OffsetDeleteRequest;
+import io.cohort.api.v1.OffsetDeleteResponse;
+import io.cohort.api.v1.OffsetFetchRequest;
+import io.cohort.api.v1.OffsetFetchResponse;
+import io.cohort.api.v1.ReadConsistency;
+import io.cohort.api.v1.SyncGroupRequest;
+import io.cohort.api.v1.SyncGroupResponse;
+import io.cohort.core.ErrorCode;
+import io.cohort.core.command.Command;
+import io.cohort.core.response.ListedGroup;
+import io.cohort.core.response.Response;
+import io.cohort.core.shard.GroupCoordinatorShard;
+import io.cohort.core.shard.Result;
+import io.cohort.raft.CohortRaftNode;
+import io.cohort.raft.ProposalException;
+import io.cohort.server.metrics.RpcMetrics;
+import io.cohort.server.rpc.ErrorTable.Failure;
+import io.cohort.server.rpc.ParkedCalls.ParkedCall;
+import io.cohort.server.rpc.RequestValidator.MalformedRequestException;
+import io.grpc.ServerInterceptors;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The GroupCoordinator gRPC service: validate, route, call, map (STYLE item 5). It makes no group
+ * decisions: writes become core commands proposed to the partition's Raft group, reads go to the
+ * core shard, and every answer and failure is translated by {@link ApiMapper} and {@link ErrorTable}.
+ *
+ * <p>Order of checks for every call (reference 1.0): malformed request (gRPC INVALID_ARGUMENT) →
+ * node stopping (COORDINATOR_NOT_AVAILABLE) → INVALID_GROUP_ID → INVALID_SESSION_TIMEOUT (JoinGroup)
+ * → routing: NOT_COORDINATOR with the leader as hint, or COORDINATOR_LOAD_IN_PROGRESS.
+ *
+ * <p>Threads: request methods run on gRPC threads and never block. Submit futures complete on the
+ * partition's apply thread (or a Ratis reply thread); there only the parking decision is taken
+ * (it must be, see {@link ParkedCalls}) and every answer is mapped and sent on the responder.
+ */
+public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinatorImplBase implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinatorService.class);
+
+    /** DescribeGroups v6 (KIP-1043): an unknown group is GROUP_ID_NOT_FOUND, state "Dead". */
+    static final short DESCRIBE_GROUPS_VERSION = 6;
+
+    private final CohortRaftNode node;
+    private final ParkedCalls parked;
+    private final RpcMetrics metrics;
+    private volatile boolean stopping;
+
+    public GroupCoordinatorService(CohortRaftNode node, ParkedCalls parked, RpcMetrics metrics) {
+        this.node = node;
+        this.parked = parked;
+        this.metrics = metrics;
+    }
+
+    /**
+     * The service with its interceptor, which tells JoinGroup the client's address (Kafka reports the
+     * connection's host when a member sends no client_host). Add this to the server rather than the
+     * service itself ({@code bindService} is final in the generated base class).
+     */
+    public ServerServiceDefinition definition() {
+        return ServerInterceptors.intercept(this, CallContext.INTERCEPTOR);
+    }
+
+    /**
+     * Stops serving: every new call is answered COORDINATOR_NOT_AVAILABLE (FindCoordinator: for every
+     * key), and parked calls fail with it ({@link ParkedCalls#close()}), so clients re-find the
+     * coordinator. Call it after leadership was handed off and before the node closes.
+     */
+    @Override
+    public void close() {
+        stopping = true;
+        parked.close();
+    }
+
+    // ---- FindCoordinator ----
+
+    @Override
+    public void findCoordinator(FindCoordinatorRequest request, StreamObserver<FindCoordinatorResponse> observer) {
+        Serving<FindCoordinatorResponse> serving = new Serving<>(
+                RpcCall.start("FindCoordinator", observer, metrics),
+                failure -> findCoordinatorError(request, failure),
+                response -> firstError(response.getCoordinatorsList().stream().map(c -> c.getErrorCode()).toList()));
+        serving.run(() -> {
+            RequestValidator.throwIfMalformed(request);
+            FindCoordinatorResponse.Builder response = FindCoordinatorResponse.newBuilder();
+            for (String groupId : request.getGroupIdsList()) {
+                response.addCoordinators(coordinatorOf(groupId));
+            }
+            serving.answer(response.build());
+        });
+    }
+
+    private FindCoordinatorResponse.Coordinator coordinatorOf(String groupId) {
+        int partition = node.partitionFor(groupId);
+        NodeEndpoint leader = stopping ? null : ErrorTable.endpointOf(node.spec(), node.leaderOf(partition));
+        if (leader == null) {
+            String reason = stopping ? "node " + node.nodeId() + " is shutting down; ask another node"
+                    : "no leader is known for partition " + partition + " of group '" + groupId + "'; retry shortly";
+            return noCoordinator(groupId, reason);
+        }
+        return FindCoordinatorResponse.Coordinator.newBuilder()
+                .setKey(groupId)
+                .setNodeId(leader.getNodeId())
+                .setHost(leader.getHost())
+                .setPort(leader.getPort())
+                .setErrorCode(io.cohort.api.v1.ErrorCode.NONE)
+                .build();
+    }
+
+    private static FindCoordinatorResponse.Coordinator noCoordinator(String groupId, String message) {
+        return FindCoordinatorResponse.Coordinator.newBuilder()
+                .setKey(groupId)
+                .setNodeId(-1)
+                .setHost("")
+                .setPort(-1)
+                .setErrorCode(io.cohort.api.v1.ErrorCode.COORDINATOR_NOT_AVAILABLE)
+                .setErrorMessage(message)
+                .build();
+    }
+
+    private static FindCoordinatorResponse findCoordinatorError(FindCoordinatorRequest request, Failure failure) {
+        FindCoordinatorResponse.Builder response = FindCoordinatorResponse.newBuilder();
+        for (String groupId : request.getGroupIdsList()) {
+            response.addCoordinators(noCoordinator(groupId, failure.message()));
+        }
+        return response.build();
+    }
+
+    // ---- JoinGroup and SyncGroup: long polls ----
+
+    @Override
+    public void joinGroup(JoinGroupRequest request, StreamObserver<JoinGroupResponse> observer) {
+        Serving<JoinGroupResponse> serving = new Serving<>(RpcCall.start("JoinGroup", observer, metrics),
+                failure -> ApiMapper.joinGroupError(failure.code(), failure.message(), failure.leaderHint(),
+                        request.getMemberId()),
+                response -> response.getErrorCode().name());
+        serving.run(() -> {
+            RequestValidator.throwIfMalformed(request);
+            Failure rejected = rejection(RequestValidator.joinGroupError(request, node.spec().groupConfig()));
+            if (rejected != null) {
+                serving.answer(rejected);
+                return;
+            }
+            String clientHost = request.getClientHost().isEmpty() ? CallContext.clientHost() : request.getClientHost();
+            // The member id suffix is chosen here, before proposing: apply must be deterministic.
+            Command command = ApiMapper.toCommand(request, clientHost, UUID.randomUUID().toString());
+            submitParkable(serving, node.partitionFor(request.getGroupId()), command,
+                    response -> ApiMapper.toProto((io.cohort.core.response.JoinGroupResponse) response));
+        });
+    }
+
+    @Override
+    public void syncGroup(SyncGroupRequest request, StreamObserver<SyncGroupResponse> observer) {
+        Serving<SyncGroupResponse> serving = new Serving<>(RpcCall.start("SyncGroup", observer, metrics),
+                failure -> ApiMapper.syncGroupError(failure.code(), failure.message(), failure.leaderHint()),
+                response -> response.getErrorCode().name());
+        serving.run(() -> {
+            RequestValidator.throwIfMalformed(request);
+            Failure rejected = rejection(RequestValidator.requiredGroupIdError(request.getGroupId()));
+            if (rejected != null) {
+                serving.answer(rejected);
+                return;
+            }
+            submitParkable(serving, node.partitionFor(request.getGroupId()), ApiMapper.toCommand(request),
+                    response -> ApiMapper.toProto((io.cohort.core.response.SyncGroupResponse) response));
+        });
+    }
+
+    /**
+     * Submits a command whose reply may be parked. The continuation is synchronous on purpose: it
+     * runs on the apply thread when the entry is applied, before the entry's completions reach
+     * {@link ParkedCalls#onApplied}, so the call is parked before anything can answer it.
+     */
+    private <T> void submitParkable(Serving<T> serving, int partition, Command command,
+                                    Function<Response, T> toProto) {
+        ParkedCall<T> parkedCall = new ParkedCall<>(serving.call, toProto, (code, message) -> serving.onFailure
+                .apply(new Failure(code, message, code == ErrorCode.NOT_COORDINATOR ? leaderHint(partition) : null)));
+        ParkedCalls.Ticket ticket = parked.expect(partition);
+        CompletableFuture<Result> submitted;
+        try {
+            submitted = node.submit(partition, command);
+        } catch (RuntimeException e) {
+            parked.abandon(ticket);
+            throw e;
+        }
+        submitted.whenComplete((result, error) -> {
+            try {
+                if (error == null && result.reply() instanceof Result.Reply.Parked parkedReply) {
+                    parked.park(ticket, parkedReply.key(), result, parkedCall);
+                    return;
+                }
+                parked.abandon(ticket);
+                if (error != null) {
+                    serving.answerLater(ErrorTable.failureOf(error, node));
+                } else {
+                    serving.answerLater(() -> toProto.apply(immediate(result)));
+                }
+            } catch (RuntimeException e) {
+                // Never let a failure escape into the apply thread's completion of the future.
+                parked.abandon(ticket);
+                serving.answerLater(ErrorTable.failureOf(e, node));
+            }
+        });
+    }
+
+    // ---- Heartbeat: answered by the leader from the applied state, no log write ----
+
+    @Override
+    public void heartbeat(HeartbeatRequest request, StreamObserver<HeartbeatResponse> observer) {
+        Serving<HeartbeatResponse> serving = new Serving<>(RpcCall.start("Heartbeat", observer, metrics),
+                failure -> heartbeatResponse(failure.code(), failure.message(), failure.leaderHint()),
+                response -> response.getErrorCode().name());
+        serving.run(() -> {
+            RequestValidator.throwIfMalformed(request);
+            Failure rejected = rejection(RequestValidator.requiredGroupIdError(request.getGroupId()));
+            int partition = node.partitionFor(request.getGroupId());
+            Failure failure = rejected != null ? rejected : ErrorTable.routingFailure(node, partition);
+            if (failure != null) {
+                serving.answer(failure);
+                return;
+            }
+            GroupCoordinatorShard.HeartbeatResult result = node.shard(partition)
+                    .heartbeat(ApiMapper.toHeartbeat(request), System.currentTimeMillis());
+            node.applyTimerOps(partition, result.timers());
+            ErrorCode code = result.response().error();
+            serving.answer(heartbeatResponse(code, ErrorTable.describe(code), null));
+        });
+    }
+
+    private static HeartbeatResponse heartbeatResponse(ErrorCode code, String message, NodeEndpoint hint) {
+        ErrorCode answered = ErrorTable.forHeartbeat(code);
+        return ApiMapper.heartbeat(answered, answered == ErrorCode.NONE ? "" : message, hint);
+    }
+
+    // ---- Writes answered at once ----
+
+    @Override
+    public void leaveGroup(LeaveGroupRequest request, StreamObserver<LeaveGroupResponse> observer) {
+        Serving<LeaveGroupResponse> serving = new Serving<>(RpcCall.start("LeaveGroup", observer, metrics),
+                ApiMapper::leaveGroupError,
+                response -> firstError(concat(response.getErrorCode(),
+                        response.getMembersList().stream().map(LeaveGroupResponse.Member::getErrorCode).toList())));
+        serving.run(() -> {
+            RequestValidator.throwIfMalformed(request);
+            Failure rejected = rejection(RequestValidator.requiredGroupIdError(request.getGroupId()));
+            if (rejected != null) {
+                serving.answer(rejected);
+                return;
+            }
+            submit(serving, node.partitionFor(request.getGroupId()), ApiMapper.toCommand(request),
+                    response -> ApiMapper.toProto((io.cohort.core.response.LeaveGroupResponse) response));
+        });
+    }
+
+    @Override
+    public void offsetCommit(OffsetCommitRequest request, StreamObserver<OffsetCommitResponse> observer) {
+        Serving<OffsetCommitResponse> serving = new Serving<>(RpcCall.start("OffsetCommit", observer, metrics),
+                failure -> ApiMapper.offsetCommitError(request, failure),
+                response -> firstError(response.getTopicsList().stream()
+                        .flatMap(t -> t.getPartitionsList().stream())
+                        .map(OffsetCommitResponse.Partition::getErrorCode).toList()));
+        serving.run(() -> {
+            RequestValidator.throwIfMalformed(request);
+            // "" is a legal group id for OffsetCommit, as in Kafka.
+            Failure rejected = rejection(ErrorCode.NONE);
+            if (rejected != null) {
+                serving.answer(rejected);
+                return;
+            }
+            submit(serving, node.partitionFor(request.getGroupId()), ApiMapper.toCommand(request),
+                    response -> ApiMapper.toProto((io.cohort.core.response.OffsetCommitResponse) response));
+        });
+    }
+
+    @Override
+    public void offsetDelete(OffsetDeleteRequest request, StreamObserver<OffsetDeleteResponse> observer) {
+        Serving<OffsetDeleteResponse> serving = new Serving<>(RpcCall.start("OffsetDelete", observer, metrics),
+                ApiMapper::offsetDeleteError,
+                response -> firstError(concat(response.getErrorCode(), response.getTopicsList().stream()
+                        .flatMap(t -> t.getPartitionsList().stream())
+                        .map(OffsetDeleteResponse.Partition::getErrorCode).toList())));
+        serving.run(() -> {
+            RequestValidator.throwIfMalformed(request);
+            Failure rejected = rejection(RequestValidator.requiredGroupIdError(request.getGroupId()));
+            if (rejected != null) {
+                serving.answer(rejected);
+                return;
+            }
+            submit(serving, node.partitionFor(request.getGroupId()), ApiMapper.toCommand(request),
+                    response -> ApiMapper.toProto((io.cohort.core.response.OffsetDeleteResponse) response));
+        });
+    }
+
+    @Override
+    public void deleteGroups(DeleteGroupsRequest request, StreamObserver<DeleteGroupsResponse> observer) {
+        List<String> groupIds = List.copyOf(new LinkedHashSet<>(request.getGroupIdsList()));
+        Serving<DeleteGroupsResponse> serving = new Serving<>(RpcCall.start("DeleteGroups", observer, metrics),
+                failure -> DeleteGroupsResponse.newBuilder().addAllResults(groupIds.stream()
+                        .map(id -> ApiMapper.deleteGroupError(id, failure)).toList()).build(),
+                response -> firstError(response.getResultsList().stream()
+                        .map(DeleteGroupsResponse.Result::getErrorCode).toList()));
+        serving.run(() -> {
+            RequestValidator.throwIfMalformed(request);
+            Map<Integer, List<String>> byPartition = new LinkedHashMap<>();
+            for (String groupId : groupIds) {
+                byPartition.computeIfAbsent(node.partitionFor(groupId), p -> new ArrayList<>()).add(groupId);
+            }
+            List<CompletableFuture<List<DeleteGroupsResponse.Result>>> deletions = new ArrayList<>();
+            byPartition.forEach((partition, ids) -> deletions.add(deleteGroupsOf(partition, ids)));
+            CompletableFuture.allOf(deletions.toArray(CompletableFuture[]::new)).whenComplete((ignored, error) ->
+                    serving.answerLater(() -> deleteGroupsResponse(groupIds, deletions)));
+        });
+    }
+
+    /** One DeleteGroups command per partition led here; the groups of the others get routing errors. */
+    private CompletableFuture<List<DeleteGroupsResponse.Result>> deleteGroupsOf(int partition, List<String> groupIds) {
+        Failure rejected = stopping ? shuttingDown() : ErrorTable.routingFailure(node, partition);
+        if (rejected != null) {
+            return CompletableFuture.completedFuture(deleteGroupErrors(groupIds, rejected));
+        }
+        return node.submit(partition, new Command.DeleteGroups(groupIds)).handleAsync((result, error) -> {
+            if (error != null) {
+                return deleteGroupErrors(groupIds, ErrorTable.failureOf(error, node));
+            }
+            return ((io.cohort.core.response.DeleteGroupsResponse) immediate(result)).results().stream()
+                    .map(ApiMapper::toProto).toList();
+        }, parked::deliver);
+    }
+
+    private static List<DeleteGroupsResponse.Result> deleteGroupErrors(List<String> groupIds, Failure failure) {
+        return groupIds.stream().map(id -> ApiMapper.deleteGroupError(id, failure)).toList();
+    }
+
+    private DeleteGroupsResponse deleteGroupsResponse(List<String> groupIds,
+                                                      List<CompletableFuture<List<DeleteGroupsResponse.Result>>> parts) {
+        Map<String, DeleteGroupsResponse.Result> byGroup = new HashMap<>();
+        for (CompletableFuture<List<DeleteGroupsResponse.Result>> part : parts) {
+            for (DeleteGroupsResponse.Result result : part.join()) {
+                byGroup.put(result.getGroupId(), result);
+            }
+        }
+        DeleteGroupsResponse.Builder response = DeleteGroupsResponse.newBuilder();
+        for (String groupId : groupIds) {
+            DeleteGroupsResponse.Result result = byGroup.get(groupId);
+            if (result == null) {
+                throw new IllegalStateException("no DeleteGroups result for group '" + groupId + "'");
+            }
+            response.addResults(result);
+        }
+        return response.build();
+    }
+
+    /** Proposes a command answered at once (or failed), mapping the answer on the responder. */
+    private <T> void submit(Serving<T> serving, int partition, Command command, Function<Response, T> toProto) {
+        node.submit(partition, command).whenComplete((result, error) -> {
+            if (error != null) {
+                serving.answerLater(ErrorTable.failureOf(error, node));
+            } else {
+                serving.answerLater(() -> toProto.apply(immediate(result)));
+            }
+        });
+    }
+
+    private static Response immediate(Result result) {
+        Response response = result.immediateResponse();
+        if (response == null) {
+            throw new IllegalStateException("command produced no immediate reply: " + result.reply());
+        }
+        return response;
+    }
+
+    // ---- Reads ----
+
+    @Override
+    public void offsetFetch(OffsetFetchRequest request, StreamObserver<OffsetFetchResponse> observer) {
+        Serving<OffsetFetchResponse> serving = new Serving<>(RpcCall.start("OffsetFetch", observer, metrics),
+                failure -> OffsetFetchResponse.newBuilder().addAllGroups(request.getGroupsList().stream()
+                        .map(g -> ApiMapper.offsetFetchError(g.getGroupId(), failure)).toList()).build(),
+                response -> firstError(response.getGroupsList().stream()
+                        .map(OffsetFetchResponse.Group::getErrorCode).toList()));
+        serving.run(() -> {
+            RequestValidator.throwIfMalformed(request);
+            Map<Integer, CompletableFuture<GroupCoordinatorShard>> reads = readShards(
+                    request.getGroupsList().stream().map(OffsetFetchRequest.Group::getGroupId).toList(),
+                    request.getConsistency() == ReadConsistency.READ_CONSISTENCY_LINEARIZABLE);
+            CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new)).whenComplete((ignored, e) ->
+                    serving.answerLater(() -> {
+                        OffsetFetchResponse.Builder response = OffsetFetchResponse.newBuilder();
+                        for (OffsetFetchRequest.Group group : request.getGroupsList()) {
+                            response.addGroups(fetchGroup(group, reads.get(node.partitionFor(group.getGroupId()))));
+                        }
+                        return response.build();
+                    }));
+        });
+    }
+
+    private OffsetFetchResponse.Group fetchGroup(OffsetFetchRequest.Group group,
+                                                 CompletableFuture<GroupCoordinatorShard> read) {
+        try {
+            return ApiMapper.toProto(read.join().fetchOffsets(group.getGroupId(), ApiMapper.toFetchTopics(group)));
+        } catch (RuntimeException e) {
+            return ApiMapper.offsetFetchError(group.getGroupId(), ErrorTable.failureOf(e, node));
+        }
+    }
+
+    @Override
+    public void describeGroups(DescribeGroupsRequest request, StreamObserver<DescribeGroupsResponse> observer) {
+        Serving<DescribeGroupsResponse> serving = new Serving<>(RpcCall.start("DescribeGroups", observer, metrics),
+                failure -> DescribeGroupsResponse.newBuilder().addAllGroups(request.getGroupIdsList().stream()
+                        .map(id -> ApiMapper.describeGroupError(id, failure)).toList()).build(),
+                response -> firstError(response.getGroupsList().stream()
+                        .map(DescribeGroupsResponse.Group::getErrorCode).toList()));
+        serving.run(() -> {
+            RequestValidator.throwIfMalformed(request);
+            Map<Integer, CompletableFuture<GroupCoordinatorShard>> reads = readShards(request.getGroupIdsList(),
+                    request.getConsistency() == ReadConsistency.READ_CONSISTENCY_LINEARIZABLE);
+            CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new)).whenComplete((ignored, e) ->
+                    serving.answerLater(() -> {
+                        DescribeGroupsResponse.Builder response = DescribeGroupsResponse.newBuilder();
+                        for (String groupId : request.getGroupIdsList()) {
+                            response.addGroups(describeGroup(groupId, reads.get(node.partitionFor(groupId))));
+                        }
+                        return response.build();
+                    }));
+        });
+    }
+
+    private DescribeGroupsResponse.Group describeGroup(String groupId, CompletableFuture<GroupCoordinatorShard> read) {
+        try {
+            return ApiMapper.toProto(read.join().describeGroups(List.of(groupId), DESCRIBE_GROUPS_VERSION).get(0));
+        } catch (RuntimeException e) {
+            return ApiMapper.describeGroupError(groupId, ErrorTable.failureOf(e, node));
+        }
+    }
+
+    /**
+     * One read per partition of {@code groupIds}. A linearizable read completes (on a Ratis thread)
+     * once this leader has applied everything committed before it; the shard is then read on the
+     * responder, which sees that state or a later one, so the answer is still linearizable. A local
+     * read completes at once, on any replica.
+     */
+    private Map<Integer, CompletableFuture<GroupCoordinatorShard>> readShards(Collection<String> groupIds,
+                                                                           boolean linearizable) {
+        Map<Integer, CompletableFuture<GroupCoordinatorShard>> reads = new HashMap<>();
+        for (String groupId : groupIds) {
+            reads.computeIfAbsent(node.partitionFor(groupId), partition -> readShard(partition, linearizable));
+        }
+        return reads;
+    }
+
+    private CompletableFuture<GroupCoordinatorShard> readShard(int partition, boolean linearizable) {
+        if (stopping) {
+            return CompletableFuture.failedFuture(new ProposalException(ProposalException.Kind.SHUTTING_DOWN, -1,
+                    "node " + node.nodeId() + " is shutting down", null));
+        }
+        try {
+            return node.read(partition, linearizable, shard -> shard);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * Lists the groups of every partition from this node's own replicas (local reads), so one call to
+     * any node lists every group of the cluster, as of what that node has applied. This departs from
+     * Kafka's broker-local list (only the partitions the broker leads), which needs a client to ask
+     * every node and merge; Cohort can do better because every node holds every partition.
+     */
+    @Override
+    public void listGroups(ListGroupsRequest request, StreamObserver<ListGroupsResponse> observer) {
+        Serving<ListGroupsResponse> serving = new Serving<>(RpcCall.start("ListGroups", observer, metrics),
+                failure -> ListGroupsResponse.newBuilder().setErrorCode(ErrorTable.toProto(failure.code()))
+                        .setErrorMessage(failure.message()).build(),
+                response -> response.getErrorCode().name());
+        serving.run(() -> {
+            RequestValidator.throwIfMalformed(request);
+            Failure rejected = rejection(ErrorCode.NONE);
+            if (rejected != null) {
+                serving.answer(rejected);
+                return;
+            }
+            List<ListedGroup> groups = new ArrayList<>();
+            for (int partition = 0; partition < node.partitions(); partition++) {
+                groups.addAll(node.read(partition, false,
+                        shard -> shard.listGroups(request.getStatesFilterList(), request.getTypesFilterList())).join());
+            }
+            groups.sort(Comparator.comparing(ListedGroup::groupId));
+            ListGroupsResponse.Builder response = ListGroupsResponse.newBuilder()
+                    .setErrorCode(io.cohort.api.v1.ErrorCode.NONE);
+            groups.forEach(group -> response.addGroups(ApiMapper.toProto(group)));
+            serving.answer(response.build());
+        });
+    }
+
+    // ---- helpers ----
+
+    /** COORDINATOR_NOT_AVAILABLE while stopping, then the Kafka validation result; null to go on. */
+    private Failure rejection(ErrorCode validation) {
+        if (stopping) {
+            return shuttingDown();
+        }
+        return validation == ErrorCode.NONE ? null : new Failure(validation, ErrorTable.describe(validation), null);
+    }
+
+    private Failure shuttingDown() {
+        return new Failure(ErrorCode.COORDINATOR_NOT_AVAILABLE,
+                "node " + node.nodeId() + " is shutting down; find the coordinator again", null);
+    }
+
+    private NodeEndpoint leaderHint(int partition) {
+        int leader = node.leaderOf(partition);
+        return leader == node.nodeId() ? null : ErrorTable.endpointOf(node.spec(), leader);
+    }
+
+    private static List<io.cohort.api.v1.ErrorCode> concat(io.cohort.api.v1.ErrorCode first,
+                                                          List<io.cohort.api.v1.ErrorCode> rest) {
+        List<io.cohort.api.v1.ErrorCode> all = new ArrayList<>(rest.size() + 1);
+        all.add(first);
+        all.addAll(rest);
+        return all;
+    }
+
+    /** The first error that is not NONE, for metrics; "NONE" if there is none. */
+    private static String firstError(List<io.cohort.api.v1.ErrorCode> codes) {
+        for (io.cohort.api.v1.ErrorCode code : codes) {
+            if (code != io.cohort.api.v1.ErrorCode.NONE) {
+                return code.name();
+            }
+        }
+        return io.cohort.api.v1.ErrorCode.NONE.name();
+    }
+
+    /**
+     * One call being served, with how to answer it when something fails: a malformed request ends
+     * with INVALID_ARGUMENT; anything unexpected is logged and answered UNKNOWN_SERVER_ERROR in the
+     * RPC's own response, so the node keeps serving.
+     */
+    private final class Serving<T> {
+        final RpcCall<T> call;
+        final Function<Failure, T> onFailure;
+        private final Function<T, String> errorOf;
+
+        Serving(RpcCall<T> call, Function<Failure, T> onFailure, Function<T, String> errorOf) {
+            this.call = call;
+            this.onFailure = onFailure;
+            this.errorOf = errorOf;
+        }
+
+        void run(Runnable body) {
+            try {
+                body.run();
+            } catch (MalformedRequestException e) {
+                call.fail(Status.INVALID_ARGUMENT.withDescription(e.getMessage()));
+            } catch (RuntimeException e) {
+                Failure failure = ErrorTable.failureOf(e, node);
+                try {
+                    answer(failure);
+                } catch (RuntimeException again) {
+                    LOG.error("{}: could not answer {}", call.rpc(), failure, again);
+                    call.fail(Status.INTERNAL.withDescription(failure.message()));
+                }
+            }
+        }
+
+        void answer(T response) {
+            call.respond(response, errorOf.apply(response));
+        }
+
+        void answer(Failure failure) {
+            answer(onFailure.apply(failure));
+        }
+
+        /** Maps and sends on the responder, off Ratis threads. */
+        void answerLater(Supplier<T> response) {
+            parked.deliver(() -> run(() -> answer(response.get())));
+        }
+
+        void answerLater(Failure failure) {
+            parked.deliver(() -> run(() -> answer(failure)));
+        }
+    }
+}

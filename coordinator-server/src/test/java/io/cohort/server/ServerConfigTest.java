@@ -1,0 +1,218 @@
+package io.cohort.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.cohort.core.GroupConfig;
+import io.cohort.raft.NodeAddress;
+import io.cohort.raft.RaftTuning;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ServerConfigTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void testDefaultsAreTheLaptopCluster() {
+        ServerConfig config = ServerConfig.of(Map.of("node.id", "2"));
+
+        assertThat(config.nodeId()).isEqualTo(2);
+        assertThat(config.clusterId()).isEqualTo("cohort");
+        assertThat(config.peers()).containsExactly(
+                new NodeAddress(1, "127.0.0.1", 7201, 7101),
+                new NodeAddress(2, "127.0.0.1", 7202, 7102),
+                new NodeAddress(3, "127.0.0.1", 7203, 7103));
+        assertThat(config.self()).isEqualTo(new NodeAddress(2, "127.0.0.1", 7202, 7102));
+        assertThat(config.metricsPort()).isEqualTo(7302);
+        assertThat(config.dataDir()).isEqualTo(Path.of("data/node-2"));
+        assertThat(config.logDir()).isEqualTo(Path.of("logs"));
+        assertThat(config.partitions()).isEqualTo(CohortDefaults.PARTITIONS).isEqualTo(3);
+        assertThat(config.raftTuning()).isEqualTo(RaftTuning.defaults());
+        assertThat(config.groupConfig()).isEqualTo(GroupConfig.defaults());
+        assertThat(config.clusterSpec().partitions()).isEqualTo(3);
+    }
+
+    @Test
+    void testFileThenOverridesLaterLayerWins() throws IOException {
+        Path file = dir.resolve("node.properties");
+        Files.writeString(file, String.join("\n",
+                "# a 5-node cluster",
+                "node.id=4",
+                "cluster.id=prod-a",
+                "peers=5=10.0.0.5:9205:9105, 1=10.0.0.1:9201:9101,2=10.0.0.2:9202:9102,3=10.0.0.3:9203:9103,"
+                        + "4=10.0.0.4:9204:9104",
+                "data.dir=/var/lib/cohort",
+                "offsets.partitions=16",
+                "metrics.port=9300",
+                "raft.election.timeout.min.ms=1000",
+                "raft.election.timeout.max.ms=2000",
+                "raft.snapshot.every.entries=500",
+                "group.min.session.timeout.ms=1000",
+                "group.max.session.timeout.ms=60000",
+                "group.initial.rebalance.delay.ms=0",
+                "group.max.size=50",
+                "offsets.retention.minutes=60",
+                "offsets.retention.check.interval.ms=30000",
+                "offset.metadata.max.bytes=100",
+                ""));
+        Map<String, Map<String, String>> layers = new LinkedHashMap<>();
+        layers.put("--set", Map.of("offsets.partitions", "32", "group.max.size", "7"));
+        layers.put("--partitions", Map.of("offsets.partitions", "24"));
+
+        ServerConfig config = ServerConfig.load(file, layers);
+
+        assertThat(config.nodeId()).isEqualTo(4);
+        assertThat(config.clusterId()).isEqualTo("prod-a");
+        assertThat(config.peers()).extracting(NodeAddress::nodeId).containsExactly(1, 2, 3, 4, 5);
+        assertThat(config.self()).isEqualTo(new NodeAddress(4, "10.0.0.4", 9204, 9104));
+        assertThat(config.dataDir()).isEqualTo(Path.of("/var/lib/cohort"));
+        assertThat(config.partitions()).isEqualTo(24);
+        assertThat(config.metricsPort()).isEqualTo(9300);
+        assertThat(config.raftTuning()).isEqualTo(
+                RaftTuning.defaults().withElectionTimeouts(1000, 2000).withSnapshotEveryEntries(500));
+        assertThat(config.groupConfig()).isEqualTo(new GroupConfig(1000, 60000, 0, 7,
+                GroupConfig.NEW_MEMBER_JOIN_TIMEOUT_MS, 3_600_000L, 30_000L, 100));
+    }
+
+    @Test
+    void testRetentionMinutesDefaultIsSevenDays() {
+        ServerConfig config = ServerConfig.of(Map.of("node.id", "1"));
+        assertThat(config.groupConfig().offsetsRetentionMs()).isEqualTo(7L * 24 * 60 * 60 * 1000);
+        assertThat(config.describe()).containsEntry("offsets.retention.minutes", "10080")
+                .containsEntry("offsets.partitions", "3");
+    }
+
+    @Test
+    void testMissingNodeIdIsAClearError() {
+        assertThatThrownBy(() -> ServerConfig.of(Map.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("node.id is required (--node-id N on the command line, or node.id=N in the config "
+                        + "file); node ids are 1..N as in peers");
+    }
+
+    @Test
+    void testBadValuesNameTheKeyAndTheirSource() {
+        assertError(Map.of("node.id", "1", "offsets.partitions", "many"), "--set",
+                "invalid offsets.partitions 'many' (from --set): not an integer");
+        assertError(Map.of("node.id", "1", "offsets.partitions", "0"), "--set",
+                "invalid offsets.partitions '0' (from --set): expected 1 or more");
+        assertError(Map.of("node.id", "1", "offsets.partitions", "5000"), "--set",
+                "invalid offsets.partitions '5000' (from --set): expected at most 1000");
+        assertError(Map.of("node.id", "0"), "--node-id",
+                "invalid node.id '0' (from --node-id): expected 1 or more");
+        assertError(Map.of("node.id", "4"), "--node-id",
+                "node.id 4 (from --node-id) is not one of the peers (1=127.0.0.1:7201:7101,2=127.0.0.1:7202:7102,"
+                        + "3=127.0.0.1:7203:7103, from the defaults)");
+        assertError(Map.of("node.id", "1", "metrics.port", "70000"), "--set",
+                "invalid metrics.port '70000' (from --set): expected at most 65535");
+        assertError(Map.of("node.id", "1", "metrics.port", "7101"), "--set",
+                "invalid metrics.port '7101' (from --set): it is also this node's client or Raft port");
+        assertError(Map.of("node.id", "1", "cluster.id", "a b"), "--set",
+                "invalid cluster.id 'a b' (from --set): expected 1 to 64 characters out of A-Z a-z 0-9 . _ -");
+        assertError(Map.of("node.id", "1", "data.dir", ""), "--set",
+                "invalid data.dir '' (from --set): must not be empty");
+    }
+
+    @Test
+    void testBadPeers() {
+        assertError(Map.of("node.id", "1", "peers", "1=localhost:7201"), "--peers",
+                "invalid peers '1=localhost:7201' (from --peers): peer '1=localhost:7201' is not of the form "
+                        + "id=host:raftPort:clientPort");
+        assertError(Map.of("node.id", "1", "peers", "1=h:1:2,1=h:3:4"), "--peers",
+                "invalid peers '1=h:1:2,1=h:3:4' (from --peers): node id 1 appears twice");
+        assertError(Map.of("node.id", "1", "peers", "1=h:1:2,2=h:2:3"), "--peers",
+                "invalid peers '1=h:1:2,2=h:2:3' (from --peers): address h:2 is used twice");
+        assertError(Map.of("node.id", "1", "peers", "0=h:1:2"), "--peers",
+                "invalid peers '0=h:1:2' (from --peers): node ids start at 1, got 0");
+        assertError(Map.of("node.id", "1", "peers", " , "), "--peers",
+                "invalid peers ',' (from --peers): expected id=host:raftPort:clientPort,... with at least one peer");
+    }
+
+    @Test
+    void testInconsistentRangesNameBothKeys() {
+        assertError(Map.of("node.id", "1", "raft.election.timeout.min.ms", "2000",
+                        "raft.election.timeout.max.ms", "1000"), "--set",
+                "raft.election.timeout.max.ms (1000, from --set) must be greater than raft.election.timeout.min.ms "
+                        + "(2000, from --set)");
+        assertError(Map.of("node.id", "1", "group.min.session.timeout.ms", "7000",
+                        "group.max.session.timeout.ms", "6000"), "--set",
+                "group.max.session.timeout.ms (6000, from --set) must be at least group.min.session.timeout.ms "
+                        + "(7000, from --set)");
+    }
+
+    @Test
+    void testUnknownKeyIsRejectedWithTheKnownOnes() {
+        assertThatThrownBy(() -> ServerConfig.load(null, Map.of("node.id", "1", "offsets.partition", "3"), "--set"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("unknown setting 'offsets.partition' in --set; known settings: node.id, "
+                        + "cluster.id, peers,");
+    }
+
+    @Test
+    void testMissingOrUnreadableFile() {
+        Path missing = dir.resolve("nope.properties");
+        assertThatThrownBy(() -> ServerConfig.load(missing, Map.of(), "--set"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("config file " + missing + " does not exist or is not a file");
+    }
+
+    @Test
+    void testFileValuesAreAttributedToTheFile() throws IOException {
+        Path file = dir.resolve("bad.properties");
+        Files.writeString(file, "node.id=1\ngroup.max.size=none\n");
+        assertThatThrownBy(() -> ServerConfig.load(file, Map.of(), "--set"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("invalid group.max.size 'none' (from config file " + file + "): not an integer");
+    }
+
+    @Test
+    void testCommandLineOptionsOverrideSetAndFile() throws IOException {
+        Path file = dir.resolve("node.properties");
+        Files.writeString(file, "node.id=3\nmetrics.port=9000\n");
+        CohortServerMain main = new CohortServerMain();
+        new picocli.CommandLine(main).parseArgs("--config", file.toString(), "--set", "metrics.port=9001",
+                "--metrics-port", "9002", "--node-id", "2", "--set", "peers=1=h:1:2,2=h:3:4");
+
+        ServerConfig config = main.toConfig();
+
+        assertThat(config.nodeId()).isEqualTo(2);
+        assertThat(config.metricsPort()).isEqualTo(9002);
+        assertThat(config.peers()).hasSize(2);
+    }
+
+    @Test
+    void testMainRejectsBadConfigWithExitCode2() {
+        var err = new java.io.ByteArrayOutputStream();
+        var out = new java.io.ByteArrayOutputStream();
+        CohortServerMain.Launch launch = CohortServerMain.launch(new String[] {"--node-id", "1", "--partitions", "x"},
+                new java.io.PrintStream(out, true), new java.io.PrintStream(err, true));
+
+        assertThat(launch.server()).isNull();
+        assertThat(launch.exitCode()).isEqualTo(CohortServerMain.EXIT_BAD_CONFIG);
+        assertThat(err.toString()).isEqualTo("cohort-server: bad configuration: invalid offsets.partitions 'x' "
+                + "(from --partitions): not an integer" + System.lineSeparator());
+        assertThat(out.toString()).isEmpty();
+    }
+
+    @Test
+    void testMainRejectsUnknownOptionWithExitCode2() {
+        var err = new java.io.ByteArrayOutputStream();
+        CohortServerMain.Launch launch = CohortServerMain.launch(new String[] {"--nodes", "3"},
+                new java.io.PrintStream(new java.io.ByteArrayOutputStream(), true), new java.io.PrintStream(err, true));
+
+        assertThat(launch.exitCode()).isEqualTo(CohortServerMain.EXIT_BAD_CONFIG);
+        assertThat(err.toString()).startsWith("cohort-server: Unknown options: '--nodes', '3' (see --help)");
+    }
+
+    private static void assertError(Map<String, String> settings, String source, String message) {
+        assertThatThrownBy(() -> ServerConfig.load(null, settings, source))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage(message);
+    }
+}

@@ -1,0 +1,335 @@
+#!/usr/bin/env bash
+# A local Cohort cluster on 127.0.0.1: node i serves clients on 7100+i, Raft on 7200+i and
+# /metrics on 7300+i. Needs only Java 17 and Maven (the first `up` builds the server jar).
+#
+#   scripts/cluster.sh up [--nodes 3|5] [--partitions P]   start every node, wait until every
+#                                                        partition has a leader, print the endpoints
+#   scripts/cluster.sh status                            which nodes run, the partitions each leads
+#   scripts/cluster.sh down                              SIGTERM every node (orderly stop), wait
+#   scripts/cluster.sh kill NODE                         SIGKILL one node
+#   scripts/cluster.sh start NODE                        start one stopped node again
+#   scripts/cluster.sh restart NODE                      SIGTERM one node, wait, start it again
+#
+# Files, relative to the repository root: data/node-<i>/ (Raft logs, snapshots, cluster metadata),
+# data/node-<i>.pid, data/cluster.env (the cluster's shape, kept until you delete data/),
+# data/cohort-server.jar (the jar the nodes run: a copy, refreshed by `up` when no node runs),
+# logs/node-<i>.log (the node's log), logs/node-<i>.out (its stdout and stderr), logs/build.log.
+# The partition count is fixed when the data is created: to change it, `down`, then `rm -rf data`.
+#
+# Environment: COHORT_JAVA_OPTS (default -Xmx512m), COHORT_UP_TIMEOUT_S (default 90),
+# COHORT_STOP_TIMEOUT_S (default 30).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+jar=coordinator-server/target/cohort-server.jar
+data_dir=data
+# Nodes run from a copy, so rebuilding the jar never changes it under a running JVM.
+run_jar=$data_dir/cohort-server.jar
+log_dir=logs
+cluster_env="$data_dir/cluster.env"
+java_opts=${COHORT_JAVA_OPTS:--Xmx512m}
+up_timeout_s=${COHORT_UP_TIMEOUT_S:-90}
+stop_timeout_s=${COHORT_STOP_TIMEOUT_S:-30}
+host=127.0.0.1
+
+die() {
+  echo "cluster.sh: $*" >&2
+  exit 1
+}
+
+usage() {
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"
+  exit "${1:-0}"
+}
+
+client_port() { echo $((7100 + $1)); }
+raft_port() { echo $((7200 + $1)); }
+metrics_port() { echo $((7300 + $1)); }
+pid_file() { echo "$data_dir/node-$1.pid"; }
+
+require_java() {
+  command -v java >/dev/null 2>&1 || die "java not found: install Java 17 or newer"
+  local version
+  version=$(java -version 2>&1 | sed -n 's/.* version "\([0-9]*\).*/\1/p' | head -n 1)
+  [[ -n "$version" && "$version" -ge 17 ]] || die "Java 17 or newer is needed (found: ${version:-unknown})"
+}
+
+build_jar_if_missing() {
+  if [[ ! -f "$jar" ]]; then
+    command -v mvn >/dev/null 2>&1 || die "$jar is missing and mvn is not installed to build it"
+    echo "building $jar (mvn -B -q -DskipTests package -pl coordinator-server -am) ..."
+    mkdir -p "$log_dir"
+    if ! mvn -B -q -DskipTests package -pl coordinator-server -am >"$log_dir/build.log" 2>&1; then
+      tail -n 40 "$log_dir/build.log" >&2
+      die "the build failed; full output in $log_dir/build.log"
+    fi
+    [[ -f "$jar" ]] || die "the build did not produce $jar"
+  fi
+}
+
+# Copies the built jar to $run_jar: always when no node runs (`up` picks up a rebuild), else only if
+# the copy is missing. cp + mv replaces the file by rename; running JVMs keep the old one open.
+install_run_jar() {
+  local i
+  if [[ -f "$run_jar" ]]; then
+    for ((i = 1; i <= NODES; i++)); do
+      node_pid "$i" >/dev/null && return 0
+    done
+  fi
+  mkdir -p "$data_dir"
+  cp "$jar" "$run_jar.tmp"
+  mv -f "$run_jar.tmp" "$run_jar"
+}
+
+# Reads data/cluster.env (NODES, PARTITIONS) written by `up`.
+load_cluster() {
+  [[ -f "$cluster_env" ]] || die "no cluster here ($cluster_env is missing): run 'scripts/cluster.sh up' first"
+  # shellcheck source=/dev/null
+  source "$cluster_env"
+  [[ "${NODES:-}" =~ ^[0-9]+$ && "${PARTITIONS:-}" =~ ^[0-9]+$ ]] || die "$cluster_env is damaged; remove data/ to start over"
+}
+
+peers() {
+  local peers="" i
+  for ((i = 1; i <= NODES; i++)); do
+    peers+="${peers:+,}$i=$host:$(raft_port "$i"):$(client_port "$i")"
+  done
+  echo "$peers"
+}
+
+bootstrap() {
+  local endpoints="" i
+  for ((i = 1; i <= NODES; i++)); do
+    endpoints+="${endpoints:+,}$host:$(client_port "$i")"
+  done
+  echo "$endpoints"
+}
+
+# The pid of node $1 if it runs (checked against the command line, so a reused pid is not taken).
+node_pid() {
+  local file pid
+  file=$(pid_file "$1")
+  [[ -f "$file" ]] || return 1
+  pid=$(cat "$file")
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  kill -0 "$pid" 2>/dev/null || return 1
+  ps -p "$pid" -o args= 2>/dev/null | grep -q -- "cohort-server.jar --node-id $1 " || return 1
+  echo "$pid"
+}
+
+check_node_id() {
+  [[ "$1" =~ ^[0-9]+$ ]] && ((1 <= $1 && $1 <= NODES)) || die "no node '$1': this cluster has nodes 1..$NODES"
+}
+
+# Starts node $1 in the background (its pid goes to its pid file); returns at once.
+launch_node() {
+  local id=$1 out pid
+  mkdir -p "$data_dir" "$log_dir"
+  out="$log_dir/node-$id.out"
+  [[ -f "$out" ]] && mv -f "$out" "$out.1"
+  # shellcheck disable=SC2086 # java_opts holds several options on purpose
+  nohup java $java_opts -jar "$run_jar" --node-id "$id" --cluster-id cohort --peers "$(peers)" \
+    --partitions "$PARTITIONS" --data-dir "$data_dir/node-$id" --log-dir "$log_dir" \
+    --metrics-port "$(metrics_port "$id")" >"$out" 2>&1 </dev/null &
+  pid=$!
+  echo "$pid" >"$(pid_file "$id")"
+}
+
+# Waits (bounded) for the SERVING line of node $1, launched with launch_node.
+await_serving() {
+  local id=$1 out pid deadline
+  out="$log_dir/node-$id.out"
+  pid=$(cat "$(pid_file "$id")")
+  deadline=$((SECONDS + up_timeout_s))
+  until grep -q "^COHORT NODE $id SERVING" "$out" 2>/dev/null; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      rm -f "$(pid_file "$id")"
+      echo "node $id exited during start-up; $out says:" >&2
+      tail -n 20 "$out" >&2
+      return 1
+    fi
+    if ((SECONDS >= deadline)); then
+      echo "node $id (pid $pid) did not report SERVING within ${up_timeout_s}s; see $out and $log_dir/node-$id.log" >&2
+      return 1
+    fi
+    sleep 0.2
+  done
+  echo "node $id started (pid $pid): $(grep -m 1 "^COHORT NODE $id SERVING" "$out")"
+}
+
+# Starts node $1 unless it runs, and waits for its SERVING line.
+start_node() {
+  local pid
+  if pid=$(node_pid "$1"); then
+    echo "node $1 already runs (pid $pid)"
+    return 0
+  fi
+  launch_node "$1"
+  await_serving "$1"
+}
+
+# Sends signal $2 to node $1 and waits (bounded) until it is gone.
+stop_node() {
+  local id=$1 signal=$2 pid
+  if ! pid=$(node_pid "$id"); then
+    rm -f "$(pid_file "$id")"
+    echo "node $id is not running"
+    return 0
+  fi
+  kill "-$signal" "$pid" 2>/dev/null || true
+  await_exit "$id" "$pid" "$signal"
+}
+
+# Waits until pid $2 of node $1, sent signal $3, has exited; SIGKILL after COHORT_STOP_TIMEOUT_S.
+await_exit() {
+  local id=$1 pid=$2 signal=$3 deadline summary
+  deadline=$((SECONDS + stop_timeout_s))
+  while kill -0 "$pid" 2>/dev/null; do
+    if ((SECONDS >= deadline)); then
+      echo "node $id (pid $pid) still runs ${stop_timeout_s}s after SIG$signal; sending SIGKILL" >&2
+      kill -KILL "$pid" 2>/dev/null || true
+      deadline=$((SECONDS + 10))
+    fi
+    sleep 0.1
+  done
+  rm -f "$(pid_file "$id")"
+  if [[ "$signal" == TERM ]]; then
+    summary=$(grep "stopped in" "$log_dir/node-$id.log" 2>/dev/null | tail -n 1 | sed 's/.* - //' || true)
+    echo "node $id stopped (pid $pid)${summary:+: $summary}"
+  else
+    echo "node $id killed with SIG$signal (pid $pid)"
+  fi
+}
+
+# Asks the running nodes which partitions they lead; $1 = seconds to wait for every partition.
+cluster_status() {
+  java -Xmx64m -XX:TieredStopAtLevel=1 -cp "$run_jar" io.cohort.server.tools.Status \
+    --bootstrap "$(bootstrap)" --wait-seconds "${1:-0}"
+}
+
+print_endpoints() {
+  local i
+  echo
+  echo "Cohort cluster on $host: $NODES nodes, $PARTITIONS partitions"
+  for ((i = 1; i <= NODES; i++)); do
+    printf '  node %d  client %s:%d  metrics http://%s:%d/metrics  log %s  data %s\n' "$i" "$host" \
+      "$(client_port "$i")" "$host" "$(metrics_port "$i")" "$log_dir/node-$i.log" "$data_dir/node-$i"
+  done
+  echo "  try: grpcurl -plaintext $host:$(client_port 1) list"
+}
+
+cmd_up() {
+  local nodes=3 partitions="" i pid failed=0 launching=()
+  while (($#)); do
+    case "$1" in
+      --nodes) nodes=${2:-}; shift 2 || die "--nodes needs a value" ;;
+      --partitions) partitions=${2:-}; shift 2 || die "--partitions needs a value" ;;
+      -h | --help) usage 0 ;;
+      *) die "unknown option for up: '$1' (see --help)" ;;
+    esac
+  done
+  [[ "$nodes" =~ ^[0-9]+$ ]] && ((1 <= nodes && nodes <= 9)) || die "--nodes must be 1..9 (3 or 5 for a real quorum), got '$nodes'"
+  [[ -z "$partitions" || "$partitions" =~ ^[0-9]+$ ]] || die "--partitions must be a positive number, got '$partitions'"
+  require_java
+  if [[ -f "$cluster_env" ]]; then
+    load_cluster
+    if ((NODES != nodes)) || [[ -n "$partitions" && "$PARTITIONS" != "$partitions" ]]; then
+      die "data/ holds a cluster of $NODES nodes and $PARTITIONS partitions, fixed at its creation; to create another: scripts/cluster.sh down && rm -rf data"
+    fi
+  else
+    NODES=$nodes
+    PARTITIONS=${partitions:-3}
+    mkdir -p "$data_dir"
+    printf 'NODES=%s\nPARTITIONS=%s\n' "$NODES" "$PARTITIONS" >"$cluster_env"
+  fi
+  build_jar_if_missing
+  install_run_jar
+  # Launch every node at once (a JVM and Ratis take seconds to start), then wait for each.
+  for ((i = 1; i <= NODES; i++)); do
+    if pid=$(node_pid "$i"); then
+      echo "node $i already runs (pid $pid)"
+    else
+      launch_node "$i"
+      launching+=("$i")
+    fi
+  done
+  # (The ${a[@]+...} form keeps an empty array safe under set -u in bash 3.2, macOS's bash.)
+  for i in ${launching[@]+"${launching[@]}"}; do
+    await_serving "$i" || failed=1
+  done
+  ((failed == 0)) || die "some nodes did not start; 'scripts/cluster.sh status' shows which, 'down' stops the rest"
+  echo "waiting until every partition has a leader (at most ${up_timeout_s}s) ..."
+  if ! cluster_status "$up_timeout_s"; then
+    die "not every partition has a leader after ${up_timeout_s}s; see $log_dir/"
+  fi
+  print_endpoints
+}
+
+cmd_status() {
+  local i pid running=0
+  load_cluster
+  for ((i = 1; i <= NODES; i++)); do
+    if pid=$(node_pid "$i"); then
+      printf 'node %d  running (pid %s)  client %s:%d\n' "$i" "$pid" "$host" "$(client_port "$i")"
+      running=$((running + 1))
+    else
+      printf 'node %d  stopped\n' "$i"
+    fi
+  done
+  if ((running == 0)); then
+    echo "no node is running"
+    return 0
+  fi
+  echo "--- leaders, as the running nodes report them:"
+  cluster_status 0 || true
+}
+
+cmd_down() {
+  local i pid ids=() pids=()
+  load_cluster
+  # Signal every node first so they stop in parallel, then wait for each.
+  for ((i = 1; i <= NODES; i++)); do
+    if pid=$(node_pid "$i"); then
+      kill -TERM "$pid" 2>/dev/null || true
+      ids+=("$i")
+      pids+=("$pid")
+    else
+      echo "node $i is not running"
+      rm -f "$(pid_file "$i")"
+    fi
+  done
+  for i in ${ids[@]+"${!ids[@]}"}; do
+    await_exit "${ids[$i]}" "${pids[$i]}" TERM
+  done
+  if ((${#ids[@]} == 0)); then
+    echo "no node was running"
+  else
+    echo "cluster stopped; data kept in $data_dir/, logs in $log_dir/"
+  fi
+}
+
+main() {
+  local command=${1:-}
+  (($#)) && shift
+  case "$command" in
+    up) cmd_up "$@" ;;
+    status) cmd_status ;;
+    down) cmd_down ;;
+    kill | start | restart)
+      (($# == 1)) || die "usage: scripts/cluster.sh $command NODE"
+      load_cluster
+      check_node_id "$1"
+      case "$command" in
+        kill) stop_node "$1" KILL ;;
+        start) require_java && build_jar_if_missing && install_run_jar && start_node "$1" ;;
+        restart) stop_node "$1" TERM && start_node "$1" ;;
+      esac
+      ;;
+    -h | --help | help) usage 0 ;;
+    *) usage 2 >&2 ;;
+  esac
+}
+
+main "$@"
