@@ -36,10 +36,6 @@ public final class Bytes implements Comparable<Bytes> {
         return data.length == 0;
     }
 
-    byte byteAt(int index) {
-        return data[index];
-    }
-
     /** A read-only view for parsers inside core. */
     public java.nio.ByteBuffer asReadOnlyBuffer() {
         return java.nio.ByteBuffer.wrap(data).asReadOnlyBuffer();

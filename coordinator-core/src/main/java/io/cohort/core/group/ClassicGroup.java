@@ -46,7 +46,7 @@ public record ClassicGroup(
         Set<String> subscribedTopics,
         JoinTimer joinTimer,
         boolean newMemberAdded,
-        SyncTimer syncTimer) {
+        SyncTimer syncTimer) implements GroupMembership {
 
     /** The protocol type of Kafka consumers, whose metadata the coordinator can parse. */
     public static final String CONSUMER_PROTOCOL_TYPE = "consumer";
@@ -75,6 +75,7 @@ public record ClassicGroup(
         return state == candidate;
     }
 
+    @Override
     public boolean hasMember(String memberId) {
         return members.containsKey(memberId);
     }
@@ -91,12 +92,16 @@ public record ClassicGroup(
         return memberId != null && memberId.equals(leaderId);
     }
 
-    /** The member id currently holding {@code groupInstanceId}, or null. */
+    @Override
     public String staticMemberId(String groupInstanceId) {
+        return staticMemberId(members.values(), groupInstanceId);
+    }
+
+    static String staticMemberId(Iterable<ClassicGroupMember> members, String groupInstanceId) {
         if (groupInstanceId == null) {
             return null;
         }
-        for (ClassicGroupMember member : members.values()) {
+        for (ClassicGroupMember member : members) {
             if (groupInstanceId.equals(member.groupInstanceId())) {
                 return member.memberId();
             }

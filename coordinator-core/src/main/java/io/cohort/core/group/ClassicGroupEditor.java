@@ -16,7 +16,7 @@ import java.util.TreeSet;
  * what to do; {@link #build()} turns it back into the value the handler puts in a record. Editing
  * never touches the shard: only replaying the resulting record does.
  */
-public final class ClassicGroupEditor {
+public final class ClassicGroupEditor implements GroupMembership {
     private final String groupId;
     private ClassicGroupState state;
     private ClassicGroupState previousState;
@@ -98,6 +98,7 @@ public final class ClassicGroupEditor {
         return memberId != null && memberId.equals(leaderId);
     }
 
+    @Override
     public boolean hasMember(String memberId) {
         return members.containsKey(memberId);
     }
@@ -135,8 +136,9 @@ public final class ClassicGroupEditor {
         return newMemberAdded;
     }
 
+    @Override
     public String staticMemberId(String groupInstanceId) {
-        return view().staticMemberId(groupInstanceId);
+        return ClassicGroup.staticMemberId(members.values(), groupInstanceId);
     }
 
     public int numAwaitingJoin() {

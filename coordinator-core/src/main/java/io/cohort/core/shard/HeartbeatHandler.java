@@ -3,7 +3,6 @@ package io.cohort.core.shard;
 import io.cohort.core.ErrorCode;
 import io.cohort.core.command.Heartbeat;
 import io.cohort.core.group.ClassicGroup;
-import io.cohort.core.group.ClassicGroupEditor;
 import io.cohort.core.response.HeartbeatResponse;
 import java.util.List;
 import java.util.Map;
@@ -31,18 +30,17 @@ final class HeartbeatHandler {
         if (error != ErrorCode.NONE) {
             return new Outcome(new HeartbeatResponse(error), List.of());
         }
-        ClassicGroupEditor group = groups.get(request.groupId()).edit();
-        Rebalancer rebalancer = new Rebalancer(group, result);
+        ClassicGroup group = groups.get(request.groupId());
         ErrorCode answer = switch (group.state()) {
             case EMPTY -> ErrorCode.UNKNOWN_MEMBER_ID;
             case PREPARING_REBALANCE -> {
-                rebalancer.rescheduleHeartbeat(group.member(request.memberId()));
+                Rebalancer.rescheduleHeartbeat(result, group.groupId(), group.member(request.memberId()));
                 yield ErrorCode.REBALANCE_IN_PROGRESS;
             }
             // Consumers heartbeat as soon as their JoinGroup completes, while the group still waits
             // for the leader's sync: a normal heartbeat.
             case COMPLETING_REBALANCE, STABLE -> {
-                rebalancer.rescheduleHeartbeat(group.member(request.memberId()));
+                Rebalancer.rescheduleHeartbeat(result, group.groupId(), group.member(request.memberId()));
                 yield ErrorCode.NONE;
             }
             case DEAD -> throw new IllegalStateException("validated a heartbeat to a Dead group");
@@ -61,7 +59,7 @@ final class HeartbeatHandler {
         if (group.isInState(io.cohort.core.group.ClassicGroupState.DEAD)) {
             return ErrorCode.COORDINATOR_NOT_AVAILABLE;
         }
-        ErrorCode memberError = MemberValidation.validateMember(group.edit(), request.memberId(),
+        ErrorCode memberError = MemberValidation.validateMember(group, request.memberId(),
                 request.groupInstanceId());
         if (memberError != ErrorCode.NONE) {
             return memberError;

@@ -5,7 +5,6 @@ import io.cohort.core.command.Command.OffsetCommit;
 import io.cohort.core.command.Command.PartitionCommit;
 import io.cohort.core.command.Command.TopicCommit;
 import io.cohort.core.group.ClassicGroup;
-import io.cohort.core.group.ClassicGroupEditor;
 import io.cohort.core.group.ClassicGroupState;
 import io.cohort.core.record.CoordinatorRecord;
 import io.cohort.core.record.OffsetAndMetadata;
@@ -37,8 +36,7 @@ final class OffsetCommitHandler {
         // A commit keeps a classic member's session alive in Stable and PreparingRebalance.
         if (group != null && (group.isInState(ClassicGroupState.STABLE)
                 || group.isInState(ClassicGroupState.PREPARING_REBALANCE))) {
-            ClassicGroupEditor editor = group.edit();
-            new Rebalancer(editor, result).rescheduleHeartbeat(editor.member(request.memberId()));
+            Rebalancer.rescheduleHeartbeat(result, group.groupId(), group.member(request.memberId()));
         }
         long expireTimestampMs = request.retentionTimeMs() >= 0
                 ? result.nowMs + request.retentionTimeMs()
@@ -84,7 +82,7 @@ final class OffsetCommitHandler {
             return ErrorCode.NONE;
         }
         if (request.generationId() >= 0 || !request.memberId().isEmpty() || request.groupInstanceId() != null) {
-            ErrorCode memberError = MemberValidation.validateMember(group.edit(), request.memberId(),
+            ErrorCode memberError = MemberValidation.validateMember(group, request.memberId(),
                     request.groupInstanceId());
             if (memberError != ErrorCode.NONE) {
                 return memberError;

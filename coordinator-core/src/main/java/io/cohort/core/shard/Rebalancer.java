@@ -33,9 +33,17 @@ final class Rebalancer {
     }
 
     void rescheduleHeartbeat(String memberId, int timeoutMs) {
-        long deadlineMs = result.nowMs + timeoutMs;
-        result.schedule(TimerOp.Keys.heartbeat(group.groupId(), memberId), deadlineMs,
-                new Command.ExpireMemberSession(group.groupId(), memberId));
+        rescheduleHeartbeat(result, group.groupId(), memberId, timeoutMs);
+    }
+
+    /** Restarts a session timer without editing the group (heartbeats and commits change no state). */
+    static void rescheduleHeartbeat(ResultBuilder result, String groupId, ClassicGroupMember member) {
+        rescheduleHeartbeat(result, groupId, member.memberId(), member.sessionTimeoutMs());
+    }
+
+    private static void rescheduleHeartbeat(ResultBuilder result, String groupId, String memberId, int timeoutMs) {
+        result.schedule(TimerOp.Keys.heartbeat(groupId, memberId), result.nowMs + timeoutMs,
+                new Command.ExpireMemberSession(groupId, memberId));
     }
 
     void cancelHeartbeat(String memberId) {

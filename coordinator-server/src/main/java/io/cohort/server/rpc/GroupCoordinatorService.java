@@ -170,9 +170,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
                 response -> response.getErrorCode().name());
         serving.run(() -> {
             RequestValidator.throwIfMalformed(request);
-            Failure rejected = rejection(RequestValidator.joinGroupError(request, node.spec().groupConfig()));
-            if (rejected != null) {
-                serving.answer(rejected);
+            if (rejected(serving, RequestValidator.joinGroupError(request, node.spec().groupConfig()))) {
                 return;
             }
             String clientHost = request.getClientHost().isEmpty() ? CallContext.clientHost() : request.getClientHost();
@@ -190,9 +188,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
                 response -> response.getErrorCode().name());
         serving.run(() -> {
             RequestValidator.throwIfMalformed(request);
-            Failure rejected = rejection(RequestValidator.requiredGroupIdError(request.getGroupId()));
-            if (rejected != null) {
-                serving.answer(rejected);
+            if (rejected(serving, RequestValidator.requiredGroupIdError(request.getGroupId()))) {
                 return;
             }
             submitParkable(serving, node.partitionFor(request.getGroupId()), ApiMapper.toCommand(request),
@@ -276,9 +272,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
                         response.getMembersList().stream().map(LeaveGroupResponse.Member::getErrorCode).toList())));
         serving.run(() -> {
             RequestValidator.throwIfMalformed(request);
-            Failure rejected = rejection(RequestValidator.requiredGroupIdError(request.getGroupId()));
-            if (rejected != null) {
-                serving.answer(rejected);
+            if (rejected(serving, RequestValidator.requiredGroupIdError(request.getGroupId()))) {
                 return;
             }
             submit(serving, node.partitionFor(request.getGroupId()), ApiMapper.toCommand(request),
@@ -296,9 +290,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
         serving.run(() -> {
             RequestValidator.throwIfMalformed(request);
             // "" is a legal group id for OffsetCommit, as in Kafka.
-            Failure rejected = rejection(ErrorCode.NONE);
-            if (rejected != null) {
-                serving.answer(rejected);
+            if (rejected(serving, ErrorCode.NONE)) {
                 return;
             }
             submit(serving, node.partitionFor(request.getGroupId()), ApiMapper.toCommand(request),
@@ -315,9 +307,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
                         .map(OffsetDeleteResponse.Partition::getErrorCode).toList())));
         serving.run(() -> {
             RequestValidator.throwIfMalformed(request);
-            Failure rejected = rejection(RequestValidator.requiredGroupIdError(request.getGroupId()));
-            if (rejected != null) {
-                serving.answer(rejected);
+            if (rejected(serving, RequestValidator.requiredGroupIdError(request.getGroupId()))) {
                 return;
             }
             submit(serving, node.partitionFor(request.getGroupId()), ApiMapper.toCommand(request),
@@ -508,9 +498,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
                 response -> response.getErrorCode().name());
         serving.run(() -> {
             RequestValidator.throwIfMalformed(request);
-            Failure rejected = rejection(ErrorCode.NONE);
-            if (rejected != null) {
-                serving.answer(rejected);
+            if (rejected(serving, ErrorCode.NONE)) {
                 return;
             }
             List<ListedGroup> groups = new ArrayList<>();
@@ -529,6 +517,15 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
     // ---- helpers ----
 
     /** COORDINATOR_NOT_AVAILABLE while stopping, then the Kafka validation result; null to go on. */
+    /** Answers {@code serving} with the shutdown or validation error, if any; returns whether it did. */
+    private boolean rejected(Serving<?> serving, ErrorCode validation) {
+        Failure failure = rejection(validation);
+        if (failure != null) {
+            serving.answer(failure);
+        }
+        return failure != null;
+    }
+
     private Failure rejection(ErrorCode validation) {
         if (stopping) {
             return shuttingDown();
