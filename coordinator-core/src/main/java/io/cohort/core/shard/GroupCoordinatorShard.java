@@ -184,12 +184,12 @@ public final class GroupCoordinatorShard {
 
     private DescribedGroup describeGroup(String groupId, short apiVersion) {
         if (groupId == null) {
-            return new DescribedGroup(null, ErrorCode.INVALID_GROUP_ID, "", "", "", List.of());
+            return DescribedGroup.absent(null, ErrorCode.INVALID_GROUP_ID, "");
         }
         ClassicGroup group = groups.get(groupId);
         if (group == null) {
             ErrorCode error = apiVersion >= 6 ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.NONE;
-            return new DescribedGroup(groupId, error, ClassicGroupState.DEAD.displayName(), "", "", List.of());
+            return DescribedGroup.absent(groupId, error, ClassicGroupState.DEAD.displayName());
         }
         boolean stable = group.isInState(ClassicGroupState.STABLE);
         List<DescribedGroup.DescribedMember> members = new ArrayList<>();
@@ -201,7 +201,8 @@ public final class GroupCoordinatorShard {
         }
         return new DescribedGroup(groupId, ErrorCode.NONE, group.state().displayName(),
                 group.protocolType() == null ? "" : group.protocolType(),
-                stable && group.protocolName() != null ? group.protocolName() : "", members);
+                stable && group.protocolName() != null ? group.protocolName() : "", group.generationId(),
+                group.leaderId() == null ? "" : group.leaderId(), members);
     }
 
     /**

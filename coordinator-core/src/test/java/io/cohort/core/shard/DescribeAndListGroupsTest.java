@@ -39,7 +39,7 @@ class DescribeAndListGroupsTest {
     }
 
     private static DescribedGroup deadGroup(String groupId) {
-        return new DescribedGroup(groupId, ErrorCode.NONE, "Dead", "", "", List.of());
+        return DescribedGroup.absent(groupId, ErrorCode.NONE, "Dead");
     }
 
     @Test
@@ -54,8 +54,7 @@ class DescribeAndListGroupsTest {
         assertThat(described.get(0).error()).isEqualTo(ErrorCode.NONE);
         assertThat(described.get(0).state()).isEqualTo("Stable");
         assertThat(described.get(0).members()).extracting(DescribedMember::memberId).containsExactly(memberId);
-        assertThat(described.get(1)).isEqualTo(new DescribedGroup(null, ErrorCode.INVALID_GROUP_ID, "", "", "",
-                List.of()));
+        assertThat(described.get(1)).isEqualTo(DescribedGroup.absent(null, ErrorCode.INVALID_GROUP_ID, ""));
         assertThat(described.get(2)).isEqualTo(deadGroup("missing"));
     }
 
@@ -64,7 +63,7 @@ class DescribeAndListGroupsTest {
     void testDescribeGroupsGroupIdNotFoundException() {
         assertThat(describe(V5, "unknown")).containsExactly(deadGroup("unknown"));
         assertThat(describe(V6, "unknown")).containsExactly(
-                new DescribedGroup("unknown", ErrorCode.GROUP_ID_NOT_FOUND, "Dead", "", "", List.of()));
+                DescribedGroup.absent("unknown", ErrorCode.GROUP_ID_NOT_FOUND, "Dead"));
         // "" is a legal group id for DescribeGroups: unknown, not invalid.
         assertThat(describe(V5, "")).containsExactly(deadGroup(""));
     }
@@ -77,7 +76,7 @@ class DescribeAndListGroupsTest {
                 context.join("group").protocols(rangeSubscribedTo("bar")).clientId("client-b").instanceId("b"));
 
         assertThat(describe(V5, "group")).containsExactly(new DescribedGroup("group", ErrorCode.NONE, "Stable",
-                "consumer", "range", List.of(
+                "consumer", "range", 1, members.get(0), List.of(
                         new DescribedMember(members.get(0), null, "client-a", HOST, subscription("foo"),
                                 assignment(0)),
                         new DescribedMember(members.get(1), "b", "client-b", HOST, subscription("bar"),
@@ -95,7 +94,7 @@ class DescribeAndListGroupsTest {
         assertThat(context.group("group").state()).isEqualTo(ClassicGroupState.PREPARING_REBALANCE);
 
         assertThat(describe(V5, "group")).containsExactly(new DescribedGroup("group", ErrorCode.NONE,
-                "PreparingRebalance", "consumer", "", List.of(
+                "PreparingRebalance", "consumer", "", 1, members.get(0), List.of(
                         new DescribedMember(members.get(0), null, "client", HOST, Bytes.EMPTY, assignment(0)),
                         new DescribedMember(members.get(1), null, "client", HOST, Bytes.EMPTY, assignment(1)),
                         new DescribedMember(thirdId, null, "client", HOST, Bytes.EMPTY, Bytes.EMPTY))));
@@ -106,6 +105,7 @@ class DescribeAndListGroupsTest {
         assertThat(context.group("group").state()).isEqualTo(ClassicGroupState.COMPLETING_REBALANCE);
         DescribedGroup completing = describe(V5, "group").get(0);
         assertThat(completing.state()).isEqualTo("CompletingRebalance");
+        assertThat(completing.generationId()).isEqualTo(2);
         assertThat(completing.protocolData()).isEmpty();
         assertThat(completing.members()).extracting(DescribedMember::metadata)
                 .containsExactly(Bytes.EMPTY, Bytes.EMPTY, Bytes.EMPTY);
@@ -121,8 +121,8 @@ class DescribeAndListGroupsTest {
         context.apply(new Command.LeaveGroup("emptied", List.of(new Command.LeavingMember(memberId, null, null))));
 
         assertThat(describe(V5, "simple", "emptied")).containsExactly(
-                new DescribedGroup("simple", ErrorCode.NONE, "Empty", "", "", List.of()),
-                new DescribedGroup("emptied", ErrorCode.NONE, "Empty", "consumer", "", List.of()));
+                new DescribedGroup("simple", ErrorCode.NONE, "Empty", "", "", 0, "", List.of()),
+                new DescribedGroup("emptied", ErrorCode.NONE, "Empty", "consumer", "", 2, "", List.of()));
     }
 
     @Test

@@ -313,7 +313,9 @@ final class ApiMapper {
                 .setErrorMessage(ErrorTable.describe(group.error()))
                 .setGroupState(group.state())
                 .setProtocolType(group.protocolType())
-                .setProtocolData(group.protocolData());
+                .setProtocolData(group.protocolData())
+                .setGenerationId(group.generationId())
+                .setLeaderId(group.leaderId());
         for (DescribedGroup.DescribedMember member : group.members()) {
             DescribeGroupsResponse.Member.Builder m = DescribeGroupsResponse.Member.newBuilder()
                     .setMemberId(member.memberId())
@@ -333,7 +335,8 @@ final class ApiMapper {
         DescribeGroupsResponse.Group.Builder builder = DescribeGroupsResponse.Group.newBuilder()
                 .setGroupId(groupId)
                 .setErrorCode(ErrorTable.toProto(failure.code()))
-                .setErrorMessage(failure.message());
+                .setErrorMessage(failure.message())
+                .setGenerationId(-1);
         if (failure.leaderHint() != null) {
             builder.setLeaderHint(failure.leaderHint());
         }

@@ -1,0 +1,781 @@
+package io.cohort.client;
+
+import io.cohort.api.v1.ClusterAdminGrpc;
+import io.cohort.api.v1.ClusterStatusRequest;
+import io.cohort.api.v1.ClusterStatusResponse;
+import io.cohort.api.v1.DeleteGroupsRequest;
+import io.cohort.api.v1.DeleteGroupsResponse;
+import io.cohort.api.v1.DescribeGroupsRequest;
+import io.cohort.api.v1.DescribeGroupsResponse;
+import io.cohort.api.v1.ErrorCode;
+import io.cohort.api.v1.FindCoordinatorRequest;
+import io.cohort.api.v1.FindCoordinatorResponse;
+import io.cohort.api.v1.GroupCoordinatorGrpc;
+import io.cohort.api.v1.HeartbeatRequest;
+import io.cohort.api.v1.HeartbeatResponse;
+import io.cohort.api.v1.JoinGroupRequest;
+import io.cohort.api.v1.JoinGroupResponse;
+import io.cohort.api.v1.LeaveGroupRequest;
+import io.cohort.api.v1.LeaveGroupResponse;
+import io.cohort.api.v1.ListGroupsRequest;
+import io.cohort.api.v1.ListGroupsResponse;
+import io.cohort.api.v1.NodeEndpoint;
+import io.cohort.api.v1.NodeStatus;
+import io.cohort.api.v1.OffsetCommitRequest;
+import io.cohort.api.v1.OffsetCommitResponse;
+import io.cohort.api.v1.OffsetDeleteRequest;
+import io.cohort.api.v1.OffsetDeleteResponse;
+import io.cohort.api.v1.OffsetFetchRequest;
+import io.cohort.api.v1.OffsetFetchResponse;
+import io.cohort.api.v1.PartitionStatus;
+import io.cohort.api.v1.ReadConsistency;
+import io.cohort.api.v1.SyncGroupRequest;
+import io.cohort.api.v1.SyncGroupResponse;
+import io.cohort.api.v1.TransferLeadershipRequest;
+import io.cohort.api.v1.TransferLeadershipResponse;
+import io.cohort.client.internal.Backoff;
+import io.cohort.client.internal.Endpoint;
+import io.cohort.client.internal.Partitioner;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A thread-safe connection to a Cohort cluster: finds each group's coordinator, sends the group
+ * protocol's calls there, and retries what Kafka's client retries.
+ *
+ * <p>Routing. On first use the client asks a bootstrap node for the cluster's shape (ClusterStatus:
+ * the nodes and the partition count), then keeps one coordinator per offsets partition, learned
+ * with FindCoordinator and corrected by the {@code leader_hint} of NOT_COORDINATOR answers. A group's
+ * partition is computed locally exactly as the server does.
+ *
+ * <p>Retries. A call that meets a routing error (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE,
+ * COORDINATOR_LOAD_IN_PROGRESS) or a transport failure (gRPC UNAVAILABLE, DEADLINE_EXCEEDED,
+ * RESOURCE_EXHAUSTED) is sent again, after re-finding the coordinator where needed, with
+ * exponential backoff and jitter, until the call's budget ({@link Builder#apiTimeout}) runs out.
+ * Every group call may be resent: the coordinator's answer to a resent JoinGroup or SyncGroup is
+ * the same as to the first, a resent commit writes the same values again. (A caller that commits
+ * the same group concurrently from several threads must order its commits itself; GroupMember sends
+ * its commits one at a time.) Other protocol errors are returned in the response (low-level calls)
+ * or thrown as {@link CohortException} (high-level calls); malformed requests fail at once with
+ * INVALID_REQUEST and the server's explanation.
+ */
+public final class CohortClient implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(CohortClient.class);
+
+    private final List<Endpoint> bootstrap;
+    private final String clientId;
+    private final Duration requestTimeout;
+    private final Duration apiTimeout;
+    private final Backoff backoff;
+
+    private final ConcurrentMap<Endpoint, ManagedChannel> channels = new ConcurrentHashMap<>();
+    private final ConcurrentMap<Integer, Coordinator> coordinatorByPartition = new ConcurrentHashMap<>();
+    private final AtomicInteger nextNode = new AtomicInteger();
+    private final Object topologyLock = new Object();
+    private volatile Topology topology;
+    private volatile boolean closed;
+
+    /** What the client knows of the cluster's shape. */
+    private record Topology(int partitionCount, Map<Integer, Endpoint> nodes) {
+    }
+
+    private CohortClient(Builder builder) {
+        this.bootstrap = List.copyOf(builder.bootstrap);
+        this.clientId = builder.clientId;
+        this.requestTimeout = builder.requestTimeout;
+        this.apiTimeout = builder.apiTimeout;
+        this.backoff = new Backoff(builder.retryBackoff.toMillis(), builder.retryBackoffMax.toMillis());
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The client id sent in JoinGroup, used by the coordinator to mint member ids. */
+    public String clientId() {
+        return clientId;
+    }
+
+    /** The deadline of one attempt of a call that does not long-poll. */
+    public Duration requestTimeout() {
+        return requestTimeout;
+    }
+
+    /** How long a call may keep retrying before it gives up. */
+    public Duration apiTimeout() {
+        return apiTimeout;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Routing
+
+    /** The number of offsets partitions, learned from the cluster on first use. */
+    public int partitionCount() {
+        return topology().partitionCount();
+    }
+
+    /** The offsets partition of {@code groupId}. */
+    public int partitionFor(String groupId) {
+        return Partitioner.partitionFor(groupId, partitionCount());
+    }
+
+    /**
+     * Finds the coordinator of {@code groupId} with FindCoordinator, retrying while no leader is
+     * known, and caches it. Throws COORDINATOR_NOT_AVAILABLE if none is found within the budget.
+     */
+    public Coordinator findCoordinator(String groupId) {
+        return lookUpCoordinator(groupId, deadlineAfter(apiTimeout));
+    }
+
+    /** The cached coordinator of {@code groupId}, if any. */
+    public Optional<Coordinator> cachedCoordinator(String groupId) {
+        return Optional.ofNullable(coordinatorByPartition.get(partitionFor(groupId)));
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // The group protocol, low level: the response is returned as received, except that routing
+    // errors and transport failures are retried within the budget. If the budget runs out on a
+    // routing error, that response is returned; on a transport failure, CohortException is thrown.
+
+    /**
+     * JoinGroup. It long-polls: each attempt waits up to {@code attemptTimeout} (Kafka's client uses
+     * the rebalance timeout + 5 s); a timed-out attempt is resent with the same member id.
+     */
+    public JoinGroupResponse joinGroup(JoinGroupRequest request, Duration attemptTimeout, Duration budget) {
+        return groupCall(request.getGroupId(), attemptTimeout, budget,
+                (stub) -> stub.joinGroup(request),
+                r -> new Routing(r.getErrorCode(), r.hasLeaderHint() ? r.getLeaderHint() : null));
+    }
+
+    /** SyncGroup; long-polls like {@link #joinGroup}. */
+    public SyncGroupResponse syncGroup(SyncGroupRequest request, Duration attemptTimeout, Duration budget) {
+        return groupCall(request.getGroupId(), attemptTimeout, budget,
+                (stub) -> stub.syncGroup(request),
+                r -> new Routing(r.getErrorCode(), r.hasLeaderHint() ? r.getLeaderHint() : null));
+    }
+
+    /** Heartbeat, retried within {@code budget}. */
+    public HeartbeatResponse heartbeat(HeartbeatRequest request, Duration budget) {
+        return groupCall(request.getGroupId(), requestTimeout, budget,
+                (stub) -> stub.heartbeat(request),
+                r -> new Routing(r.getErrorCode(), r.hasLeaderHint() ? r.getLeaderHint() : null));
+    }
+
+    /** LeaveGroup. A resent leave may report UNKNOWN_MEMBER_ID because the first took effect. */
+    public LeaveGroupResponse leaveGroup(LeaveGroupRequest request, Duration budget) {
+        return groupCall(request.getGroupId(), requestTimeout, budget,
+                (stub) -> stub.leaveGroup(request),
+                r -> new Routing(r.getErrorCode(), r.hasLeaderHint() ? r.getLeaderHint() : null));
+    }
+
+    /** OffsetCommit. The group-level error, if any, is the one copied into every partition. */
+    public OffsetCommitResponse offsetCommit(OffsetCommitRequest request, Duration budget) {
+        return groupCall(request.getGroupId(), requestTimeout, budget,
+                (stub) -> stub.offsetCommit(request),
+                r -> new Routing(firstPartitionError(r), r.hasLeaderHint() ? r.getLeaderHint() : null));
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // High level: one group per call, errors thrown as CohortException.
+
+    /** Every committed offset of {@code groupId} (none for an unknown group). Linearizable. */
+    public Map<TopicPartition, OffsetAndMetadata> fetchOffsets(String groupId) {
+        return fetchOffsets(groupId, List.of());
+    }
+
+    /**
+     * The committed offsets of {@code partitions} of {@code groupId} (every committed offset if
+     * {@code partitions} is empty); partitions without a committed offset are left out.
+     * Linearizable: it sees every commit acknowledged before it started.
+     */
+    public Map<TopicPartition, OffsetAndMetadata> fetchOffsets(String groupId, Collection<TopicPartition> partitions) {
+        OffsetFetchRequest.Group.Builder group = OffsetFetchRequest.Group.newBuilder().setGroupId(groupId);
+        Map<String, List<Integer>> byTopic = new TreeMap<>();
+        for (TopicPartition tp : partitions) {
+            byTopic.computeIfAbsent(tp.topic(), t -> new ArrayList<>()).add(tp.partition());
+        }
+        byTopic.forEach((topic, indexes) -> group.addTopics(
+                OffsetFetchRequest.Topic.newBuilder().setName(topic).addAllPartitionIndexes(indexes)));
+        OffsetFetchRequest request = OffsetFetchRequest.newBuilder().addGroups(group)
+                .setConsistency(ReadConsistency.READ_CONSISTENCY_LINEARIZABLE).build();
+        OffsetFetchResponse.Group result = groupCall(groupId, requestTimeout, apiTimeout,
+                (stub) -> stub.offsetFetch(request),
+                r -> routingOf(r.getGroups(0).getErrorCode(), r.getGroups(0).hasLeaderHint()
+                        ? r.getGroups(0).getLeaderHint() : null)).getGroups(0);
+        throwIfError(result.getErrorCode(), result.getErrorMessage(), "fetching the offsets of group '" + groupId + "'");
+        Map<TopicPartition, OffsetAndMetadata> offsets = new TreeMap<>();
+        for (OffsetFetchResponse.Topic topic : result.getTopicsList()) {
+            for (OffsetFetchResponse.Partition p : topic.getPartitionsList()) {
+                if (p.getErrorCode() != ErrorCode.NONE) {
+                    throw new CohortException(p.getErrorCode(), "fetching " + topic.getName() + ":"
+                            + p.getPartitionIndex() + " of group '" + groupId + "'");
+                }
+                if (p.getCommittedOffset() >= 0) {
+                    offsets.put(new TopicPartition(topic.getName(), p.getPartitionIndex()),
+                            new OffsetAndMetadata(p.getCommittedOffset(), p.getCommittedLeaderEpoch(), p.getMetadata()));
+                }
+            }
+        }
+        return offsets;
+    }
+
+    /**
+     * Commits offsets as an admin tool does (generation -1, no member): allowed for an Empty or
+     * unknown group; a group with members answers UNKNOWN_MEMBER_ID, thrown here. Throws the first
+     * partition error if any partition failed (the others are committed).
+     */
+    public void commitOffsets(String groupId, Map<TopicPartition, OffsetAndMetadata> offsets) {
+        if (offsets.isEmpty()) {
+            return;
+        }
+        OffsetCommitResponse response = offsetCommit(commitRequest(groupId, -1, "", Optional.empty(), offsets),
+                apiTimeout);
+        throwIfCommitFailed(response, groupId);
+    }
+
+    /** Describes {@code groupId}; empty if the group does not exist. Linearizable. */
+    public Optional<DescribeGroupsResponse.Group> describeGroup(String groupId) {
+        DescribeGroupsRequest request = DescribeGroupsRequest.newBuilder().addGroupIds(groupId).build();
+        DescribeGroupsResponse.Group group = groupCall(groupId, requestTimeout, apiTimeout,
+                (stub) -> stub.describeGroups(request),
+                r -> routingOf(r.getGroups(0).getErrorCode(), r.getGroups(0).hasLeaderHint()
+                        ? r.getGroups(0).getLeaderHint() : null)).getGroups(0);
+        if (group.getErrorCode() == ErrorCode.GROUP_ID_NOT_FOUND) {
+            return Optional.empty();
+        }
+        throwIfError(group.getErrorCode(), group.getErrorMessage(), "describing group '" + groupId + "'");
+        return Optional.of(group);
+    }
+
+    /**
+     * Every group of the cluster in one of {@code states} (all states if empty), as one node's
+     * replicas see them (the list may trail the latest writes slightly).
+     */
+    public List<ListGroupsResponse.Group> listGroups(Collection<String> states) {
+        ListGroupsRequest request = ListGroupsRequest.newBuilder().addAllStatesFilter(states).build();
+        ListGroupsResponse response = anyNodeCall(endpoint -> {
+            ListGroupsResponse r = GroupCoordinatorGrpc.newBlockingStub(channel(endpoint))
+                    .withDeadlineAfter(requestTimeout.toMillis(), TimeUnit.MILLISECONDS).listGroups(request);
+            return ErrorCodes.isRouting(r.getErrorCode()) ? null : r;
+        }, "listing groups");
+        throwIfError(response.getErrorCode(), response.getErrorMessage(), "listing groups");
+        return response.getGroupsList();
+    }
+
+    /**
+     * Deletes Empty groups with their offsets. Returns each group's result: NONE, GROUP_ID_NOT_FOUND
+     * or NON_EMPTY_GROUP (routing errors are retried, and thrown if the budget runs out).
+     */
+    public Map<String, ErrorCode> deleteGroups(Collection<String> groupIds) {
+        Map<String, ErrorCode> results = new LinkedHashMap<>();
+        for (String groupId : new LinkedHashSet<>(groupIds)) {
+            DeleteGroupsRequest request = DeleteGroupsRequest.newBuilder().addGroupIds(groupId).build();
+            DeleteGroupsResponse.Result result = groupCall(groupId, requestTimeout, apiTimeout,
+                    (stub) -> stub.deleteGroups(request),
+                    r -> routingOf(r.getResults(0).getErrorCode(), r.getResults(0).hasLeaderHint()
+                            ? r.getResults(0).getLeaderHint() : null)).getResults(0);
+            if (ErrorCodes.isRouting(result.getErrorCode())) {
+                throw new CohortException(result.getErrorCode(), "deleting group '" + groupId + "': "
+                        + result.getErrorMessage());
+            }
+            results.put(groupId, result.getErrorCode());
+        }
+        return results;
+    }
+
+    /**
+     * Deletes the committed offsets of {@code partitions} of {@code groupId} (OffsetDelete). Returns
+     * each partition's result (NONE or GROUP_SUBSCRIBED_TO_TOPIC); throws group-level errors
+     * (GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP, routing after the budget).
+     */
+    public Map<TopicPartition, ErrorCode> deleteOffsets(String groupId, Collection<TopicPartition> partitions) {
+        OffsetDeleteRequest.Builder request = OffsetDeleteRequest.newBuilder().setGroupId(groupId);
+        Map<String, List<Integer>> byTopic = new TreeMap<>();
+        for (TopicPartition tp : partitions) {
+            byTopic.computeIfAbsent(tp.topic(), t -> new ArrayList<>()).add(tp.partition());
+        }
+        byTopic.forEach((topic, indexes) -> request.addTopics(
+                OffsetDeleteRequest.Topic.newBuilder().setName(topic).addAllPartitionIndexes(indexes)));
+        OffsetDeleteRequest built = request.build();
+        OffsetDeleteResponse response = groupCall(groupId, requestTimeout, apiTimeout,
+                (stub) -> stub.offsetDelete(built),
+                r -> routingOf(r.getErrorCode(), r.hasLeaderHint() ? r.getLeaderHint() : null));
+        throwIfError(response.getErrorCode(), response.getErrorMessage(), "deleting offsets of group '" + groupId + "'");
+        Map<TopicPartition, ErrorCode> results = new TreeMap<>();
+        for (OffsetDeleteResponse.Topic topic : response.getTopicsList()) {
+            for (OffsetDeleteResponse.Partition p : topic.getPartitionsList()) {
+                results.put(new TopicPartition(topic.getName(), p.getPartitionIndex()), p.getErrorCode());
+            }
+        }
+        return results;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Cluster administration
+
+    /** The cluster as some node sees it (the first that answers). */
+    public ClusterStatusResponse clusterStatus(boolean includeStateDigest) {
+        ClusterStatusRequest request = ClusterStatusRequest.newBuilder().setIncludeStateDigest(includeStateDigest).build();
+        return anyNodeCall(endpoint -> ClusterAdminGrpc.newBlockingStub(channel(endpoint))
+                .withDeadlineAfter(requestTimeout.toMillis(), TimeUnit.MILLISECONDS).clusterStatus(request),
+                "asking for the cluster status");
+    }
+
+    /**
+     * The cluster as node {@code nodeId} sees it; one attempt. Throws CohortException
+     * (UNKNOWN_SERVER_ERROR with the gRPC status as cause) if the node does not answer.
+     */
+    public ClusterStatusResponse clusterStatus(int nodeId, boolean includeStateDigest) {
+        Endpoint endpoint = topology().nodes().get(nodeId);
+        if (endpoint == null) {
+            throw new CohortException(ErrorCode.INVALID_REQUEST, "no node " + nodeId + " in the cluster; nodes are "
+                    + topology().nodes().keySet());
+        }
+        ClusterStatusRequest request = ClusterStatusRequest.newBuilder().setIncludeStateDigest(includeStateDigest).build();
+        try {
+            return ClusterAdminGrpc.newBlockingStub(channel(endpoint))
+                    .withDeadlineAfter(requestTimeout.toMillis(), TimeUnit.MILLISECONDS).clusterStatus(request);
+        } catch (StatusRuntimeException e) {
+            throw new CohortException(ErrorCode.UNKNOWN_SERVER_ERROR, "node " + nodeId + " at " + endpoint
+                    + " did not answer: " + e.getStatus().getCode(), e);
+        }
+    }
+
+    /** The configured nodes by id, as learned from the cluster. */
+    public Map<Integer, String> nodes() {
+        Map<Integer, String> nodes = new TreeMap<>();
+        topology().nodes().forEach((id, endpoint) -> nodes.put(id, endpoint.toString()));
+        return nodes;
+    }
+
+    /**
+     * Moves the leadership of {@code partition} to {@code nodeId} and waits until that node leads it,
+     * at most {@code timeout}. Throws CohortException with the server's error otherwise.
+     */
+    public void transferLeadership(int partition, int nodeId, Duration timeout) {
+        TransferLeadershipRequest request = TransferLeadershipRequest.newBuilder().setPartitionIndex(partition)
+                .setTargetNodeId(nodeId).setTimeoutMs((int) Math.min(Integer.MAX_VALUE, timeout.toMillis())).build();
+        TransferLeadershipResponse response = anyNodeCall(endpoint -> ClusterAdminGrpc.newBlockingStub(channel(endpoint))
+                .withDeadlineAfter(timeout.plus(requestTimeout).toMillis(), TimeUnit.MILLISECONDS)
+                .transferLeadership(request), "transferring leadership");
+        throwIfError(response.getErrorCode(), response.getErrorMessage(),
+                "moving partition " + partition + " to node " + nodeId);
+        coordinatorByPartition.remove(partition);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        for (ManagedChannel channel : channels.values()) {
+            channel.shutdown();
+        }
+        for (ManagedChannel channel : channels.values()) {
+            try {
+                if (!channel.awaitTermination(2, TimeUnit.SECONDS)) {
+                    channel.shutdownNow();
+                }
+            } catch (InterruptedException e) {
+                channel.shutdownNow();
+                Thread.currentThread().interrupt();
+            }
+        }
+        channels.clear();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Internals shared with GroupMember
+
+    /** Builds an OffsetCommit request. */
+    static OffsetCommitRequest commitRequest(String groupId, int generationId, String memberId,
+            Optional<String> groupInstanceId, Map<TopicPartition, OffsetAndMetadata> offsets) {
+        OffsetCommitRequest.Builder request = OffsetCommitRequest.newBuilder().setGroupId(groupId)
+                .setGenerationIdOrMemberEpoch(generationId).setMemberId(memberId);
+        groupInstanceId.ifPresent(request::setGroupInstanceId);
+        Map<String, OffsetCommitRequest.Topic.Builder> topics = new TreeMap<>();
+        new TreeMap<>(offsets).forEach((tp, offset) -> topics
+                .computeIfAbsent(tp.topic(), t -> OffsetCommitRequest.Topic.newBuilder().setName(t))
+                .addPartitions(OffsetCommitRequest.Partition.newBuilder().setPartitionIndex(tp.partition())
+                        .setCommittedOffset(offset.offset()).setCommittedLeaderEpoch(offset.leaderEpoch())
+                        .setCommittedMetadata(offset.metadata())));
+        topics.values().forEach(request::addTopics);
+        return request.build();
+    }
+
+    /** Throws the first partition error of a commit response, if any. */
+    static void throwIfCommitFailed(OffsetCommitResponse response, String groupId) {
+        for (OffsetCommitResponse.Topic topic : response.getTopicsList()) {
+            for (OffsetCommitResponse.Partition p : topic.getPartitionsList()) {
+                if (p.getErrorCode() != ErrorCode.NONE) {
+                    throw new CohortException(p.getErrorCode(), "committing " + topic.getName() + ":"
+                            + p.getPartitionIndex() + " for group '" + groupId + "'"
+                            + (response.getErrorMessage().isEmpty() ? "" : ": " + response.getErrorMessage()));
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Call machinery
+
+    /** What a response says about routing. */
+    private record Routing(ErrorCode code, NodeEndpoint hint) {
+    }
+
+    private static Routing routingOf(ErrorCode code, NodeEndpoint hint) {
+        return new Routing(code, hint);
+    }
+
+    @FunctionalInterface
+    private interface StubCall<R> {
+        R call(GroupCoordinatorGrpc.GroupCoordinatorBlockingStub stub);
+    }
+
+    private static ErrorCode firstPartitionError(OffsetCommitResponse response) {
+        for (OffsetCommitResponse.Topic topic : response.getTopicsList()) {
+            for (OffsetCommitResponse.Partition p : topic.getPartitionsList()) {
+                return p.getErrorCode();
+            }
+        }
+        return ErrorCode.NONE;
+    }
+
+    private static void throwIfError(ErrorCode code, String message, String what) {
+        if (code != ErrorCode.NONE) {
+            throw new CohortException(code, what + (message.isEmpty() ? "" : ": " + message));
+        }
+    }
+
+    /**
+     * Sends a group call to the group's coordinator, re-routing and retrying routing errors and
+     * transport failures until {@code budget} runs out.
+     */
+    private <R> R groupCall(String groupId, Duration attemptTimeout, Duration budget, StubCall<R> call,
+            Function<R, Routing> routing) {
+        long deadline = deadlineAfter(budget);
+        int partition = partitionFor(groupId);
+        R lastResponse = null;
+        RuntimeException lastFailure = null;
+        int hintsFollowed = 0;
+        for (int attempt = 0;; attempt++) {
+            checkOpen();
+            Coordinator coordinator = coordinatorByPartition.get(partition);
+            if (coordinator == null) {
+                try {
+                    coordinator = lookUpCoordinator(groupId, deadline);
+                } catch (CohortException e) {
+                    if (lastResponse != null) {
+                        return lastResponse;
+                    }
+                    throw e;
+                }
+            }
+            try {
+                R response = call.call(GroupCoordinatorGrpc.newBlockingStub(channel(endpointOf(coordinator)))
+                        .withDeadlineAfter(attemptTimeout.toMillis(), TimeUnit.MILLISECONDS));
+                Routing route = routing.apply(response);
+                if (!ErrorCodes.isRouting(route.code())) {
+                    return response;
+                }
+                lastResponse = response;
+                lastFailure = null;
+                if (route.code() == ErrorCode.NOT_COORDINATOR && route.hint() != null && route.hint().getNodeId() >= 0
+                        && route.hint().getNodeId() != coordinator.nodeId()) {
+                    // The answering node names the leader: go there, no FindCoordinator. At once the
+                    // first times; after that with backoff, in case two nodes name each other during
+                    // an election.
+                    Coordinator hinted = new Coordinator(partition, route.hint().getNodeId(), route.hint().getHost(),
+                            route.hint().getPort());
+                    coordinatorByPartition.put(partition, hinted);
+                    LOG.debug("group {}: {} is not the coordinator, the hint names {}", groupId, coordinator, hinted);
+                    if (++hintsFollowed <= 2) {
+                        continue;
+                    }
+                } else if (route.code() != ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) {
+                    coordinatorByPartition.remove(partition, coordinator);
+                }
+            } catch (StatusRuntimeException e) {
+                lastFailure = retriableTransportFailure(e, coordinator);
+                coordinatorByPartition.remove(partition, coordinator);
+            }
+            if (!sleepBeforeRetry(attempt, deadline)) {
+                if (lastFailure == null && lastResponse != null) {
+                    return lastResponse;
+                }
+                throw new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, "no coordinator of group '" + groupId
+                        + "' answered within " + budget.toMillis() + " ms", lastFailure);
+            }
+        }
+    }
+
+    /** Returns the failure if the gRPC status is worth a retry; throws the right exception if not. */
+    private RuntimeException retriableTransportFailure(StatusRuntimeException e, Object target) {
+        Status.Code code = e.getStatus().getCode();
+        switch (code) {
+            case UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, ABORTED -> {
+                LOG.debug("{} failed with {}; retrying", target, code);
+                return e;
+            }
+            case CANCELLED -> {
+                if (closed) {
+                    throw new IllegalStateException("the client is closed", e);
+                }
+                return e;
+            }
+            case INVALID_ARGUMENT -> throw new CohortException(ErrorCode.INVALID_REQUEST,
+                    e.getStatus().getDescription(), e);
+            default -> throw new CohortException(ErrorCode.UNKNOWN_SERVER_ERROR,
+                    target + " failed with gRPC status " + code + ": " + e.getStatus().getDescription(), e);
+        }
+    }
+
+    /** Asks nodes in turn for the group's coordinator until one is known; caches it. */
+    private Coordinator lookUpCoordinator(String groupId, long deadline) {
+        int partition = partitionFor(groupId);
+        FindCoordinatorRequest request = FindCoordinatorRequest.newBuilder().addGroupIds(groupId).build();
+        RuntimeException lastFailure = null;
+        String lastError = "";
+        for (int attempt = 0;; attempt++) {
+            checkOpen();
+            Endpoint endpoint = nextEndpoint();
+            try {
+                FindCoordinatorResponse.Coordinator found = GroupCoordinatorGrpc.newBlockingStub(channel(endpoint))
+                        .withDeadlineAfter(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
+                        .findCoordinator(request).getCoordinators(0);
+                if (found.getErrorCode() == ErrorCode.NONE) {
+                    Coordinator coordinator = new Coordinator(partition, found.getNodeId(), found.getHost(),
+                            found.getPort());
+                    coordinatorByPartition.put(partition, coordinator);
+                    return coordinator;
+                }
+                lastError = found.getErrorCode() + " from " + endpoint + ": " + found.getErrorMessage();
+            } catch (StatusRuntimeException e) {
+                lastFailure = retriableTransportFailure(e, endpoint);
+                lastError = e.getStatus().getCode() + " from " + endpoint;
+            }
+            if (!sleepBeforeRetry(attempt, deadline)) {
+                throw new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, "no coordinator known for group '"
+                        + groupId + "' (partition " + partition + "); last answer: " + lastError, lastFailure);
+            }
+        }
+    }
+
+    /** Tries nodes in turn until {@code call} returns non-null or the budget runs out. */
+    private <R> R anyNodeCall(Function<Endpoint, R> call, String what) {
+        long deadline = deadlineAfter(apiTimeout);
+        RuntimeException lastFailure = null;
+        for (int attempt = 0;; attempt++) {
+            checkOpen();
+            Endpoint endpoint = nextEndpoint();
+            try {
+                R result = call.apply(endpoint);
+                if (result != null) {
+                    return result;
+                }
+            } catch (StatusRuntimeException e) {
+                lastFailure = retriableTransportFailure(e, endpoint);
+            }
+            if (!sleepBeforeRetry(attempt, deadline)) {
+                throw new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, "no node answered " + what
+                        + " within " + apiTimeout.toMillis() + " ms (tried " + knownEndpoints() + ")", lastFailure);
+            }
+        }
+    }
+
+    private Topology topology() {
+        Topology known = topology;
+        if (known != null) {
+            return known;
+        }
+        synchronized (topologyLock) {
+            if (topology == null) {
+                topology = discover();
+            }
+            return topology;
+        }
+    }
+
+    /** Asks bootstrap nodes in turn for the cluster's shape. */
+    private Topology discover() {
+        long deadline = deadlineAfter(apiTimeout);
+        ClusterStatusRequest request = ClusterStatusRequest.getDefaultInstance();
+        RuntimeException lastFailure = null;
+        for (int attempt = 0;; attempt++) {
+            checkOpen();
+            Endpoint endpoint = bootstrap.get(Math.floorMod(attempt, bootstrap.size()));
+            try {
+                ClusterStatusResponse status = ClusterAdminGrpc.newBlockingStub(channel(endpoint))
+                        .withDeadlineAfter(requestTimeout.toMillis(), TimeUnit.MILLISECONDS).clusterStatus(request);
+                Map<Integer, Endpoint> nodes = new TreeMap<>();
+                for (NodeStatus node : status.getNodesList()) {
+                    nodes.put(node.getNodeId(), new Endpoint(node.getHost(), node.getClientPort()));
+                }
+                for (PartitionStatus p : status.getPartitionsList()) {
+                    Endpoint leader = nodes.get(p.getLeaderNodeId());
+                    if (leader != null) {
+                        coordinatorByPartition.putIfAbsent(p.getPartitionIndex(), new Coordinator(p.getPartitionIndex(),
+                                p.getLeaderNodeId(), leader.host(), leader.port()));
+                    }
+                }
+                LOG.debug("cluster of {} nodes and {} partitions, learned from {}", nodes.size(),
+                        status.getPartitionCount(), endpoint);
+                return new Topology(status.getPartitionCount(), Map.copyOf(nodes));
+            } catch (StatusRuntimeException e) {
+                lastFailure = retriableTransportFailure(e, endpoint);
+            }
+            if (!sleepBeforeRetry(attempt, deadline)) {
+                throw new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, "no bootstrap node answered within "
+                        + apiTimeout.toMillis() + " ms (tried " + bootstrap + "); is the cluster running?", lastFailure);
+            }
+        }
+    }
+
+    /** The next node to ask a node-independent question, rotating over every known node. */
+    private Endpoint nextEndpoint() {
+        List<Endpoint> endpoints = knownEndpoints();
+        return endpoints.get(Math.floorMod(nextNode.getAndIncrement(), endpoints.size()));
+    }
+
+    private List<Endpoint> knownEndpoints() {
+        Set<Endpoint> endpoints = new LinkedHashSet<>();
+        Topology known = topology;
+        if (known != null) {
+            endpoints.addAll(known.nodes().values());
+        }
+        endpoints.addAll(bootstrap);
+        return List.copyOf(endpoints);
+    }
+
+    private static Endpoint endpointOf(Coordinator coordinator) {
+        return new Endpoint(coordinator.host(), coordinator.port());
+    }
+
+    private ManagedChannel channel(Endpoint endpoint) {
+        checkOpen();
+        return channels.computeIfAbsent(endpoint, e -> Grpc.newChannelBuilderForAddress(e.host(), e.port(),
+                InsecureChannelCredentials.create()).userAgent("cohort-client/" + clientId).build());
+    }
+
+    /** Sleeps before retry {@code attempt}; false (without sleeping) if that would pass the deadline. */
+    private boolean sleepBeforeRetry(int attempt, long deadlineNanos) {
+        long delayMs = backoff.delayMs(attempt);
+        if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMs) >= deadlineNanos) {
+            return false;
+        }
+        try {
+            Thread.sleep(delayMs);
+        } catch (InterruptedException e) {
+            throw new InterruptException(e);
+        }
+        return true;
+    }
+
+    private static long deadlineAfter(Duration budget) {
+        return System.nanoTime() + budget.toNanos();
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("the client is closed");
+        }
+    }
+
+    /** Settings of a {@link CohortClient}. Defaults follow Kafka's consumer where one exists. */
+    public static final class Builder {
+        private final List<Endpoint> bootstrap = new ArrayList<>();
+        private String clientId = "cohort-client";
+        private Duration requestTimeout = Duration.ofSeconds(5);
+        private Duration apiTimeout = Duration.ofSeconds(60);
+        private Duration retryBackoff = Duration.ofMillis(50);
+        private Duration retryBackoffMax = Duration.ofMillis(1000);
+
+        private Builder() {
+        }
+
+        /** Nodes to learn the cluster from, as {@code host:port} (client ports); at least one. */
+        public Builder bootstrap(String... endpoints) {
+            return bootstrap(List.of(endpoints));
+        }
+
+        /** Nodes to learn the cluster from, as {@code host:port}; a single string may hold a comma-separated list. */
+        public Builder bootstrap(Collection<String> endpoints) {
+            for (String entry : endpoints) {
+                for (String one : entry.split(",")) {
+                    if (!one.isBlank()) {
+                        bootstrap.add(Endpoint.parse(one));
+                    }
+                }
+            }
+            return this;
+        }
+
+        /** Kafka's client.id: the prefix of member ids and what DescribeGroups reports. */
+        public Builder clientId(String clientId) {
+            this.clientId = Objects.requireNonNull(clientId, "clientId");
+            return this;
+        }
+
+        /**
+         * The deadline of one attempt of a call that does not long-poll (default 5 s, shorter than
+         * Kafka's 30 s request.timeout.ms so that a paused coordinator is given up on quickly).
+         */
+        public Builder requestTimeout(Duration requestTimeout) {
+            this.requestTimeout = positive(requestTimeout, "requestTimeout");
+            return this;
+        }
+
+        /** How long a call keeps retrying before it fails (Kafka's default.api.timeout.ms, 60 s). */
+        public Builder apiTimeout(Duration apiTimeout) {
+            this.apiTimeout = positive(apiTimeout, "apiTimeout");
+            return this;
+        }
+
+        /**
+         * The first and the largest wait between retries (default 50 ms and 1 s; Kafka's
+         * retry.backoff.ms and retry.backoff.max.ms are 100 ms and 1 s). The first retry after a
+         * failover is what a group waits beyond the election, so it starts short.
+         */
+        public Builder retryBackoff(Duration initial, Duration max) {
+            this.retryBackoff = positive(initial, "retryBackoff");
+            this.retryBackoffMax = positive(max, "retryBackoffMax");
+            if (max.compareTo(initial) < 0) {
+                throw new IllegalArgumentException("retryBackoffMax must be >= retryBackoff");
+            }
+            return this;
+        }
+
+        public CohortClient build() {
+            if (bootstrap.isEmpty()) {
+                throw new IllegalArgumentException("at least one bootstrap endpoint (host:port) is needed");
+            }
+            return new CohortClient(this);
+        }
+
+        private static Duration positive(Duration value, String name) {
+            if (value == null || value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException(name + " must be positive, got " + value);
+            }
+            return value;
+        }
+    }
+}

@@ -1,0 +1,142 @@
+package io.cohort.client;
+
+import static org.awaitility.Awaitility.await;
+
+import io.cohort.server.CohortServer;
+import io.cohort.server.ServerConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+
+/**
+ * Real Cohort nodes in the test JVM (real Ratis with on-disk logs, real gRPC servers on loopback
+ * ports), for testing the client against the server it is written for. Node ids are 1..N.
+ */
+final class LocalCluster implements AutoCloseable {
+    /** Short, so that a fenced-member test does not wait 45 s; the server's allowed minimum. */
+    static final int MIN_SESSION_TIMEOUT_MS = 1_000;
+
+    private final Path root;
+    private final int partitions;
+    private final String peers;
+    private final List<Integer> clientPorts = new ArrayList<>();
+    private final CohortServer[] servers;
+
+    private LocalCluster(Path root, int nodes, int partitions) {
+        this.root = root;
+        this.partitions = partitions;
+        this.servers = new CohortServer[nodes + 1];
+        List<String> entries = new ArrayList<>();
+        for (int id = 1; id <= nodes; id++) {
+            int clientPort = freePort();
+            clientPorts.add(clientPort);
+            entries.add(id + "=127.0.0.1:" + freePort() + ":" + clientPort);
+        }
+        this.peers = String.join(",", entries);
+    }
+
+    /** Starts {@code nodes} nodes and waits until every partition has a ready leader. */
+    static LocalCluster start(Path root, int nodes, int partitions) {
+        LocalCluster cluster = new LocalCluster(root, nodes, partitions);
+        try {
+            for (int id = 1; id <= nodes; id++) {
+                cluster.startNode(id);
+            }
+            cluster.awaitLeaders();
+            return cluster;
+        } catch (RuntimeException e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
+    void startNode(int id) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put(ServerConfig.NODE_ID, Integer.toString(id));
+        settings.put(ServerConfig.PEERS, peers);
+        settings.put(ServerConfig.DATA_DIR, root.resolve("node-" + id).resolve("data").toString());
+        settings.put(ServerConfig.LOG_DIR, root.resolve("node-" + id).resolve("logs").toString());
+        settings.put(ServerConfig.PARTITIONS, Integer.toString(partitions));
+        settings.put(ServerConfig.METRICS_PORT, "0");
+        settings.put(ServerConfig.ELECTION_TIMEOUT_MIN_MS, "300");
+        settings.put(ServerConfig.ELECTION_TIMEOUT_MAX_MS, "600");
+        settings.put(ServerConfig.INITIAL_REBALANCE_DELAY_MS, "100");
+        settings.put(ServerConfig.MIN_SESSION_TIMEOUT_MS, Integer.toString(MIN_SESSION_TIMEOUT_MS));
+        try {
+            servers[id] = CohortServer.start(ServerConfig.of(settings));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Stops node {@code id} the orderly way (it hands off the partitions it leads). */
+    void stopNode(int id) {
+        servers[id].close();
+        servers[id] = null;
+    }
+
+    void awaitLeaders() {
+        await().atMost(Duration.ofSeconds(60)).until(() -> IntStream.range(0, partitions).allMatch(p -> {
+            for (CohortServer server : servers) {
+                if (server != null && server.node().isLeaderReady(p)) {
+                    return true;
+                }
+            }
+            return false;
+        }));
+    }
+
+    /** The node id leading {@code partition} and ready, or -1. */
+    int leaderOf(int partition) {
+        for (int id = 1; id < servers.length; id++) {
+            if (servers[id] != null && servers[id].node().isLeaderReady(partition)) {
+                return id;
+            }
+        }
+        return -1;
+    }
+
+    /** {@code 127.0.0.1:port} of node {@code id}'s client server. */
+    String endpoint(int id) {
+        return "127.0.0.1:" + clientPorts.get(id - 1);
+    }
+
+    /** Every node's client endpoint, comma-separated. */
+    String bootstrap() {
+        List<String> all = new ArrayList<>();
+        for (int id = 1; id < servers.length; id++) {
+            all.add(endpoint(id));
+        }
+        return String.join(",", all);
+    }
+
+    CohortClient client(String clientId) {
+        return CohortClient.builder().bootstrap(bootstrap()).clientId(clientId).apiTimeout(Duration.ofSeconds(30))
+                .build();
+    }
+
+    @Override
+    public void close() {
+        for (int id = 1; id < servers.length; id++) {
+            if (servers[id] != null) {
+                servers[id].close();
+                servers[id] = null;
+            }
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
