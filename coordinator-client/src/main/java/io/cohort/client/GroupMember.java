@@ -615,6 +615,8 @@ public final class GroupMember implements AutoCloseable {
             HeartbeatResponse response;
             try {
                 response = client.heartbeat(request.build(), heartbeatInterval.plus(client.requestTimeout()));
+            } catch (InterruptException e) {
+                return; // close() stops the thread
             } catch (CohortException | IllegalStateException e) {
                 LOG.debug("group {}: heartbeat failed: {}", groupId, e.getMessage());
                 continue;

@@ -19,7 +19,7 @@ import java.util.stream.IntStream;
  * Real Cohort nodes in the test JVM (real Ratis with on-disk logs, real gRPC servers on loopback
  * ports), for testing the client against the server it is written for. Node ids are 1..N.
  */
-final class LocalCluster implements AutoCloseable {
+public final class LocalCluster implements AutoCloseable {
     /** Short, so that a fenced-member test does not wait 45 s; the server's allowed minimum. */
     static final int MIN_SESSION_TIMEOUT_MS = 1_000;
 
@@ -43,7 +43,7 @@ final class LocalCluster implements AutoCloseable {
     }
 
     /** Starts {@code nodes} nodes and waits until every partition has a ready leader. */
-    static LocalCluster start(Path root, int nodes, int partitions) {
+    public static LocalCluster start(Path root, int nodes, int partitions) {
         LocalCluster cluster = new LocalCluster(root, nodes, partitions);
         try {
             for (int id = 1; id <= nodes; id++) {
@@ -109,7 +109,7 @@ final class LocalCluster implements AutoCloseable {
     }
 
     /** Every node's client endpoint, comma-separated. */
-    String bootstrap() {
+    public String bootstrap() {
         List<String> all = new ArrayList<>();
         for (int id = 1; id < servers.length; id++) {
             all.add(endpoint(id));
