@@ -11,6 +11,7 @@ final class PollingMember implements AutoCloseable {
     private final Thread thread;
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private volatile boolean running = true;
+    private volatile boolean paused;
 
     PollingMember(String name, GroupMember member) {
         this.name = name;
@@ -23,6 +24,10 @@ final class PollingMember implements AutoCloseable {
     private void loop() {
         try {
             while (running) {
+                if (paused) {
+                    Thread.sleep(20);
+                    continue;
+                }
                 member.poll(Duration.ofMillis(100));
                 Thread.sleep(20);
             }
@@ -32,6 +37,15 @@ final class PollingMember implements AutoCloseable {
         } catch (Throwable t) {
             failure.set(t);
         }
+    }
+
+    /** Stops calling poll (the heartbeat thread goes on), as an application busy with a batch. */
+    void pause() {
+        paused = true;
+    }
+
+    void resume() {
+        paused = false;
     }
 
     Set<TopicPartition> assignment() {
