@@ -11,8 +11,11 @@ import java.util.Set;
  * name the member offers in JoinGroup, so every member of a group must offer an assignor of that
  * name for the coordinator to select it.
  *
- * <p>Implementations must be deterministic (same input, same output) and must assign every
- * partition of every subscribed topic with known metadata to exactly one member subscribed to it.
+ * <p>Implementations must be deterministic (same input, same output) and must assign each
+ * partition of every subscribed topic with known metadata to at most one member subscribed to it:
+ * exactly one for eager assignors; a cooperative assignor leaves a partition that changes owner
+ * unassigned until its previous owner has revoked it, so every partition is assigned once the
+ * group settles (after the follow-up rebalance). A negative partition count counts as 0.
  */
 public interface ConsumerPartitionAssignor {
     /** The protocol name, e.g. {@code "range"}. */

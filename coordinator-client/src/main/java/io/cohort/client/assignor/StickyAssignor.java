@@ -99,16 +99,15 @@ public final class StickyAssignor implements ConsumerPartitionAssignor {
         /** How many partitions each member holds now. */
         private final int[] load;
         /**
-         * held[m][i]: the partitions member m holds of topic topicsOf[m][i], in the order m would give
+         * held.get(m).get(i): the partitions member m holds of topic topicsOf[m][i], in the order m would give
          * them away: first those it did not own before (moving them costs no stickiness), then the
          * highest partition first.
          */
-        private final TreeSet<Integer>[][] held;
+        private final List<List<TreeSet<Integer>>> held = new ArrayList<>();
         /** Per topic, its subscribers and, separately, the members holding any of its partitions, by load. */
-        private final TreeSet<Integer>[] subscribersByLoad;
-        private final TreeSet<Integer>[] holdersByLoad;
+        private final List<TreeSet<Integer>> subscribersByLoad = new ArrayList<>();
+        private final List<TreeSet<Integer>> holdersByLoad = new ArrayList<>();
 
-        @SuppressWarnings("unchecked")
         Balancer(Map<String, Integer> partitionsPerTopic, Map<String, Subscription> subscriptions) {
             this.subscriptions = subscriptions;
             this.members = subscriptions.keySet().stream().sorted().toArray(String[]::new);
@@ -118,7 +117,8 @@ public final class StickyAssignor implements ConsumerPartitionAssignor {
             firstPartition = new int[topics.length + 1];
             for (int t = 0; t < topics.length; t++) {
                 topicNumber.put(topics[t], t);
-                firstPartition[t + 1] = firstPartition[t] + AssignorSupport.partitionCount(partitionsPerTopic, topics[t]);
+                firstPartition[t + 1] = firstPartition[t]
+                        + AssignorSupport.partitionCount(partitionsPerTopic, topics[t]);
             }
             int partitions = firstPartition[topics.length];
             topicOf = new int[partitions];
@@ -157,16 +157,13 @@ public final class StickyAssignor implements ConsumerPartitionAssignor {
             // Ties on load go to the smaller member number, i.e. the smaller member id.
             Comparator<Integer> byLoad = (a, b) -> load[a] != load[b] ? Integer.compare(load[a], load[b])
                     : Integer.compare(a, b);
-            subscribersByLoad = new TreeSet[topics.length];
-            holdersByLoad = new TreeSet[topics.length];
             for (int t = 0; t < topics.length; t++) {
-                subscribersByLoad[t] = new TreeSet<>(byLoad);
-                holdersByLoad[t] = new TreeSet<>(byLoad);
+                subscribersByLoad.add(new TreeSet<>(byLoad));
+                holdersByLoad.add(new TreeSet<>(byLoad));
                 for (int m : subscribersOf[t]) {
-                    subscribersByLoad[t].add(m);
+                    subscribersByLoad.get(t).add(m);
                 }
             }
-            held = new TreeSet[members.length][];
             for (int m = 0; m < members.length; m++) {
                 int member = m;
                 Comparator<Integer> giveOrder = (a, b) -> {
@@ -174,10 +171,11 @@ public final class StickyAssignor implements ConsumerPartitionAssignor {
                     boolean ownedB = previousOwner[b] == member;
                     return ownedA != ownedB ? (ownedA ? 1 : -1) : Integer.compare(b, a);
                 };
-                held[m] = new TreeSet[topicsOf[m].length];
+                List<TreeSet<Integer>> byTopic = new ArrayList<>();
                 for (int i = 0; i < topicsOf[m].length; i++) {
-                    held[m][i] = new TreeSet<>(giveOrder);
+                    byTopic.add(new TreeSet<>(giveOrder));
                 }
+                held.add(byTopic);
             }
         }
 
@@ -196,8 +194,9 @@ public final class StickyAssignor implements ConsumerPartitionAssignor {
                 // A member listing a partition twice is one claim, not a conflict with itself.
                 for (TopicPartition tp : new TreeSet<>(subscription.ownedPartitions())) {
                     Integer t = topicNumber.get(tp.topic());
-                    if (t == null || !subscribes[m].get(t) || tp.partition() >= firstPartition[t + 1] - firstPartition[t]) {
-                        continue; // unknown or deleted topic, unsubscribed topic, or a partition that no longer exists
+                    // Skip an unknown or deleted topic, an unsubscribed topic, a partition that no longer exists.
+                    if (t == null || !subscribes[m].get(t) || firstPartition[t] + tp.partition() >= firstPartition[t + 1]) {
+                        continue;
                     }
                     int p = firstPartition[t] + tp.partition();
                     if (claimant[p] < 0 || generation > claimGeneration[p]) {
@@ -236,7 +235,7 @@ public final class StickyAssignor implements ConsumerPartitionAssignor {
             unassigned.sort(Comparator.<Integer>comparingInt(p -> subscribersOf[topicOf[p]].length)
                     .thenComparingInt(p -> p));
             for (int p : unassigned) {
-                give(p, subscribersByLoad[topicOf[p]].first());
+                give(p, subscribersByLoad.get(topicOf[p]).first());
             }
 
             // 3. Even out what keeping owned partitions left unbalanced.
@@ -260,10 +259,10 @@ public final class StickyAssignor implements ConsumerPartitionAssignor {
                 int bestTopic = -1;
                 int bestGap = 1; // a gap of one cannot be narrowed by a move, only swapped
                 for (int t = 0; t < topics.length; t++) {
-                    if (holdersByLoad[t].isEmpty()) {
+                    if (holdersByLoad.get(t).isEmpty()) {
                         continue;
                     }
-                    int gap = load[holdersByLoad[t].last()] - load[subscribersByLoad[t].first()];
+                    int gap = load[holdersByLoad.get(t).last()] - load[subscribersByLoad.get(t).first()];
                     if (gap > bestGap) {
                         bestGap = gap;
                         bestTopic = t;
@@ -272,8 +271,8 @@ public final class StickyAssignor implements ConsumerPartitionAssignor {
                 if (bestTopic < 0) {
                     return;
                 }
-                int giver = holdersByLoad[bestTopic].last();
-                int receiver = subscribersByLoad[bestTopic].first();
+                int giver = holdersByLoad.get(bestTopic).last();
+                int receiver = subscribersByLoad.get(bestTopic).first();
                 int partition = partitionToGive(giver, receiver);
                 take(partition);
                 give(partition, receiver);
@@ -287,10 +286,11 @@ public final class StickyAssignor implements ConsumerPartitionAssignor {
         private int partitionToGive(int giver, int receiver) {
             int fallback = -1;
             for (int i = 0; i < topicsOf[giver].length; i++) {
-                if (held[giver][i].isEmpty() || !subscribes[receiver].get(topicsOf[giver][i])) {
+                TreeSet<Integer> ofTopic = held.get(giver).get(i);
+                if (ofTopic.isEmpty() || !subscribes[receiver].get(topicsOf[giver][i])) {
                     continue;
                 }
-                int candidate = held[giver][i].first();
+                int candidate = ofTopic.first();
                 if (previousOwner[candidate] != giver) {
                     return candidate;
                 }
@@ -305,7 +305,7 @@ public final class StickyAssignor implements ConsumerPartitionAssignor {
             detach(member);
             load[member]++;
             owner[partition] = member;
-            held[member][localTopic(member, topicOf[partition])].add(partition);
+            held.get(member).get(localTopic(member, topicOf[partition])).add(partition);
             attach(member);
         }
 
@@ -314,24 +314,24 @@ public final class StickyAssignor implements ConsumerPartitionAssignor {
             detach(member);
             load[member]--;
             owner[partition] = -1;
-            held[member][localTopic(member, topicOf[partition])].remove(partition);
+            held.get(member).get(localTopic(member, topicOf[partition])).remove(partition);
             attach(member);
         }
 
         /** Takes the member out of the by-load sets before its load changes (a TreeSet key must not mutate). */
         private void detach(int member) {
             for (int t : topicsOf[member]) {
-                subscribersByLoad[t].remove(member);
-                holdersByLoad[t].remove(member);
+                subscribersByLoad.get(t).remove(member);
+                holdersByLoad.get(t).remove(member);
             }
         }
 
         private void attach(int member) {
             for (int i = 0; i < topicsOf[member].length; i++) {
                 int t = topicsOf[member][i];
-                subscribersByLoad[t].add(member);
-                if (!held[member][i].isEmpty()) {
-                    holdersByLoad[t].add(member);
+                subscribersByLoad.get(t).add(member);
+                if (!held.get(member).get(i).isEmpty()) {
+                    holdersByLoad.get(t).add(member);
                 }
             }
         }
