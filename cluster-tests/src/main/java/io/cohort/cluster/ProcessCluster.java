@@ -85,6 +85,8 @@ public final class ProcessCluster implements AutoCloseable {
     private final Duration startTimeout;
     private final Map<Integer, Node> nodes = new TreeMap<>();
     private final Thread shutdownHook;
+    /** The fault-injecting proxies on every Raft link; null unless built with {@link Builder#faultyNetwork()}. */
+    private final RaftLinks links;
 
     private ProcessCluster(Builder builder, Path runDir) {
         this.serverJar = builder.serverJar;
@@ -99,6 +101,9 @@ public final class ProcessCluster implements AutoCloseable {
             int base = 3 * (i - 1);
             nodes.put(i, new Node(i, ports[base], ports[base + 1], ports[base + 2], runDir.resolve("node-" + i)));
         }
+        Map<Integer, Integer> raftPorts = new TreeMap<>();
+        nodes.forEach((id, node) -> raftPorts.put(id, node.raftPort));
+        this.links = builder.faultyNetwork ? RaftLinks.start(raftPorts) : null;
         // A test JVM that exits without close() must not leave node JVMs behind.
         this.shutdownHook = new Thread(this::killAllQuietly, "process-cluster-cleanup");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
@@ -125,11 +130,65 @@ public final class ProcessCluster implements AutoCloseable {
         return runDir;
     }
 
-    /** The {@code --peers} value every node gets: {@code id=host:raftPort:clientPort,...}. */
+    /**
+     * The {@code --peers} value every node gets: {@code id=host:raftPort:clientPort,...}. The host is
+     * 127.0.0.1, or with a faulty network {@code cohort-n<id>}, which each node resolves through its
+     * own hosts file (see {@link RaftLinks}).
+     */
     public String peersSpec() {
         return nodes.values().stream()
-                .map(n -> n.id + "=" + HOST + ":" + n.raftPort + ":" + n.clientPort)
+                .map(n -> n.id + "=" + hostOf(n.id) + ":" + n.raftPort + ":" + n.clientPort)
                 .collect(Collectors.joining(","));
+    }
+
+    private String hostOf(int nodeId) {
+        return links == null ? HOST : RaftLinks.hostName(nodeId);
+    }
+
+    /** {@code 127.0.0.1:port,...} of every node's client port: a bootstrap list for clients. */
+    public String bootstrap() {
+        return nodes.values().stream().map(n -> HOST + ":" + n.clientPort).collect(Collectors.joining(","));
+    }
+
+    /**
+     * The proxies on the Raft links, to cut and heal them. Only for a cluster built with
+     * {@link Builder#faultyNetwork()}.
+     */
+    public RaftLinks links() {
+        if (links == null) {
+            throw new IllegalStateException("this cluster was built without faultyNetwork()");
+        }
+        return links;
+    }
+
+    /**
+     * Freezes node {@code nodeId} with SIGSTOP: the process keeps its sockets and memory but runs
+     * no code, like a JVM in a long GC pause or a VM that was suspended (a zombie leader).
+     */
+    public void pause(int nodeId) {
+        signal(nodeId, "STOP");
+    }
+
+    /** Lets a node frozen by {@link #pause} run again (SIGCONT). */
+    public void resume(int nodeId) {
+        signal(nodeId, "CONT");
+    }
+
+    private void signal(int nodeId, String signal) {
+        Process process = requireRunning(node(nodeId));
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+                    .redirectErrorStream(true).start();
+            String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (kill.waitFor() != 0) {
+                throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed: " + output);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not send SIG" + signal + " to node " + nodeId, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while signalling node " + nodeId, e);
+        }
     }
 
     public int clientPort(int nodeId) {
@@ -444,6 +503,9 @@ public final class ProcessCluster implements AutoCloseable {
     @Override
     public void close() {
         killAllQuietly();
+        if (links != null) {
+            links.close();
+        }
         try {
             Runtime.getRuntime().removeShutdownHook(shutdownHook);
         } catch (IllegalStateException e) {
@@ -497,6 +559,9 @@ public final class ProcessCluster implements AutoCloseable {
         try {
             Files.createDirectories(node.dir.resolve("data"));
             Files.createDirectories(node.logDir());
+            if (links != null) {
+                Files.writeString(node.dir.resolve("hosts"), links.hostsFileOf(node.id), StandardCharsets.UTF_8);
+            }
             node.starts++;
             ProcessBuilder builder = new ProcessBuilder(command(node))
                     .directory(node.dir.toFile())
@@ -512,6 +577,10 @@ public final class ProcessCluster implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmArgs);
+        if (links != null) {
+            // This node reaches each peer through its own proxy for that link (RaftLinks).
+            command.add("-Djdk.net.hosts.file=" + node.dir.resolve("hosts"));
+        }
         // Tags the process so a stray node can be found with ps.
         command.add("-Dcohort.cluster.run=" + runDir);
         command.addAll(List.of("-jar", serverJar.toString(),
@@ -680,8 +749,20 @@ public final class ProcessCluster implements AutoCloseable {
         private Path serverJar = defaultServerJar();
         private Path baseDir = Path.of(System.getProperty(BASE_DIR_PROPERTY, "target/cluster-tests"));
         private Duration startTimeout = Duration.ofSeconds(90);
+        private boolean faultyNetwork;
 
         private Builder() {
+        }
+
+        /**
+         * Routes every Raft link (node a to node b) through its own proxy in this JVM, so tests can
+         * cut and heal links ({@link ProcessCluster#links()}). Nodes are then named
+         * {@code cohort-n<id>} in the peers list; a client JVM must resolve those names to 127.0.0.1
+         * (run it with {@code -Djdk.net.hosts.file} pointing at {@link RaftLinks#clientHostsFile}).
+         */
+        public Builder faultyNetwork() {
+            this.faultyNetwork = true;
+            return this;
         }
 
         private static Path defaultServerJar() {

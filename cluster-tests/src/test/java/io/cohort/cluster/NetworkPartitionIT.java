@@ -1,0 +1,62 @@
+package io.cohort.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cohort.client.CohortClient;
+import io.cohort.client.OffsetAndMetadata;
+import io.cohort.client.TopicPartition;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A leader cut off from its followers by the network (not killed: it keeps running and keeps
+ * believing it leads for a while) must lose the partition to the majority side, which then serves
+ * the group; after the network heals, the old leader catches up and every replica agrees.
+ */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class NetworkPartitionIT {
+    private static final Duration SETTLE = Duration.ofSeconds(60);
+
+    @RegisterExtension
+    final ClusterRunExtension run = new ClusterRunExtension();
+
+    @Test
+    void testTheHostsFileOfThisJvmNamesEveryNode() throws Exception {
+        Path file = Path.of(System.getProperty("jdk.net.hosts.file"));
+        assertThat(Files.readString(file)).isEqualTo(RaftLinks.clientHostsFile());
+    }
+
+    @Test
+    void anIsolatedLeaderLosesItsPartitionAndCatchesUpAfterTheHeal() {
+        ProcessCluster cluster = run.start(ProcessCluster.builder().nodes(3).partitions(1).faultyNetwork());
+        Map<Integer, Integer> leaders = cluster.awaitStableLeaders(SETTLE);
+        int oldLeader = leaders.get(0);
+        TopicPartition tp = new TopicPartition("t", 0);
+        try (CohortClient client = CohortClient.builder().bootstrap(cluster.bootstrap()).clientId("partition-it")
+                .build()) {
+            client.commitOffsets("g", Map.of(tp, new OffsetAndMetadata(1)));
+
+            cluster.links().isolate(oldLeader);
+            cluster.awaitCondition(SETTLE, "a leader on the majority side", () -> {
+                try {
+                    return client.findCoordinator("g").nodeId() != oldLeader;
+                } catch (RuntimeException e) {
+                    return false;
+                }
+            }, cluster::describeStatuses);
+            client.commitOffsets("g", Map.of(tp, new OffsetAndMetadata(2)));
+            assertThat(client.fetchOffsets("g")).containsEntry(tp, new OffsetAndMetadata(2));
+
+            cluster.links().heal();
+            cluster.awaitCaughtUp(oldLeader, SETTLE);
+            assertThat(client.fetchOffsets("g")).containsEntry(tp, new OffsetAndMetadata(2));
+            assertThat(cluster.links().connectionCounts().values()).allMatch(count -> count > 0);
+        }
+    }
+}
