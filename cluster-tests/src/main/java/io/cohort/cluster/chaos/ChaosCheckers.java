@@ -1,0 +1,298 @@
+package io.cohort.cluster.chaos;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The checkers of a chaos history. Each returns its violations as readable lines; an empty list
+ * means the property held.
+ */
+public final class ChaosCheckers {
+    private ChaosCheckers() {
+    }
+
+    /** A completed client operation on one key: invocation and completion paired. */
+    record Call(String process, String function, String key, long value, String outcome, long invokeNanos,
+            long completeNanos, int generation, String detail) {
+        boolean ok() {
+            return outcome.equals(Op.OK);
+        }
+    }
+
+    /** Pairs each invocation with the next completion of the same process and key. */
+    static List<Call> calls(List<Op> ops, String function) {
+        Map<String, Deque<Op>> pending = new HashMap<>();
+        List<Call> calls = new ArrayList<>();
+        for (Op op : ops) {
+            if (!op.function().equals(function)) {
+                continue;
+            }
+            String id = op.process() + "|" + op.key();
+            if (op.type().equals(Op.INVOKE)) {
+                pending.computeIfAbsent(id, k -> new ArrayDeque<>()).add(op);
+            } else if (!op.type().equals(Op.EVENT)) {
+                Op invoke = pending.getOrDefault(id, new ArrayDeque<>()).poll();
+                if (invoke != null) {
+                    // A fetch's value is what it returned; a commit's is what it sent.
+                    calls.add(new Call(op.process(), function, op.key(),
+                            function.equals("fetch") ? op.value() : invoke.value(), op.type(),
+                            invoke.timeNanos(), op.timeNanos(), invoke.generation(), op.detail()));
+                }
+            }
+        }
+        // Invocations never completed (the run ended during them) count as unknown outcomes.
+        pending.values().forEach(queue -> queue.forEach(invoke -> calls.add(new Call(invoke.process(), function,
+                invoke.key(), invoke.value(), Op.INFO, invoke.timeNanos(), Long.MAX_VALUE, invoke.generation(),
+                "never completed"))));
+        return calls;
+    }
+
+    /**
+     * (a) Every key's commits and fetches are linearizable against a register whose writes take
+     * effect in the order they were sent. Each key's values increase with every write sent (one
+     * writer at a time: a committer, or the member owning the partition), so the register only moves
+     * forward, and a history is linearizable iff every successful fetch returned a value that
+     * (1) was written by a commit invoked before the fetch completed, or is the initial -1;
+     * (2) is not older than a commit acknowledged before the fetch was invoked; and
+     * (3) is not older than what a fetch that completed before this one was invoked returned.
+     * Failed commits (refused by the coordinator) must never be read. {@code finalValues} is a read
+     * after everything stopped: the last acknowledged commit of each key or a later unknown one.
+     */
+    public static List<String> linearizable(List<Op> ops, Map<String, Long> finalValues, long endNanos) {
+        List<String> violations = new ArrayList<>();
+        Map<String, List<Call>> writes = byKey(calls(ops, "commit"));
+        Map<String, List<Call>> reads = byKey(calls(ops, "fetch"));
+        for (Map.Entry<String, Long> last : finalValues.entrySet()) {
+            reads.computeIfAbsent(last.getKey(), k -> new ArrayList<>()).add(new Call("final", "fetch", last.getKey(),
+                    last.getValue(), Op.OK, endNanos, endNanos, -1, ""));
+        }
+        for (Map.Entry<String, List<Call>> entry : reads.entrySet()) {
+            String key = entry.getKey();
+            List<Call> keyWrites = writes.getOrDefault(key, List.of());
+            Map<Long, Call> writeByValue = new HashMap<>();
+            for (Call w : keyWrites) {
+                writeByValue.put(w.value(), w);
+            }
+            List<Call> okReads = entry.getValue().stream().filter(Call::ok)
+                    .sorted((a, b) -> Long.compare(a.invokeNanos(), b.invokeNanos())).toList();
+            // Acknowledged writes by completion time, for "latest acknowledged before t".
+            List<Call> acked = keyWrites.stream().filter(Call::ok)
+                    .sorted((a, b) -> Long.compare(a.completeNanos(), b.completeNanos())).toList();
+            List<Call> byCompletion = new ArrayList<>(okReads);
+            byCompletion.sort((a, b) -> Long.compare(a.completeNanos(), b.completeNanos()));
+            int ackIndex = 0;
+            long maxAcked = -1;
+            int readIndex = 0;
+            long maxReadCompleted = -1;
+            String maxReadBy = "";
+            for (Call read : okReads) {
+                while (ackIndex < acked.size() && acked.get(ackIndex).completeNanos() < read.invokeNanos()) {
+                    maxAcked = Math.max(maxAcked, acked.get(ackIndex).value());
+                    ackIndex++;
+                }
+                while (readIndex < byCompletion.size() && byCompletion.get(readIndex).completeNanos() < read.invokeNanos()) {
+                    if (byCompletion.get(readIndex).value() > maxReadCompleted) {
+                        maxReadCompleted = byCompletion.get(readIndex).value();
+                        maxReadBy = byCompletion.get(readIndex).process();
+                    }
+                    readIndex++;
+                }
+                long v = read.value();
+                String who = read.process().equals("final") ? "the final fetch" : read.process();
+                if (v != -1) {
+                    Call write = writeByValue.get(v);
+                    if (write == null) {
+                        violations.add(key + ": " + who + " read " + v + ", which no commit wrote");
+                        continue;
+                    }
+                    if (write.outcome().equals(Op.FAIL)) {
+                        violations.add(key + ": " + who + " read " + v + " from a commit the coordinator refused ("
+                                + write.detail() + ")");
+                    }
+                    if (write.invokeNanos() > read.completeNanos()) {
+                        violations.add(key + ": " + who + " read " + v + " before the commit of it was sent");
+                    }
+                }
+                if (v < maxAcked) {
+                    violations.add(key + ": " + who + " read " + v + " after " + maxAcked + " was acknowledged"
+                            + (read.process().equals("final") ? " (an acknowledged commit was lost)" : " (stale read)"));
+                }
+                if (v < maxReadCompleted) {
+                    violations.add(key + ": " + who + " read " + v + " after " + maxReadBy + " had read "
+                            + maxReadCompleted + " (the register went back)");
+                }
+            }
+        }
+        return violations;
+    }
+
+    /** Keys whose final fetched value is below their last acknowledged commit. */
+    public static int lostAcknowledged(List<Op> ops, Map<String, Long> finalValues) {
+        Map<String, Long> maxAcked = new HashMap<>();
+        for (Call call : calls(ops, "commit")) {
+            if (call.ok()) {
+                maxAcked.merge(call.key(), call.value(), Math::max);
+            }
+        }
+        int lost = 0;
+        for (Map.Entry<String, Long> acked : maxAcked.entrySet()) {
+            if (finalValues.getOrDefault(acked.getKey(), -1L) < acked.getValue()) {
+                lost++;
+            }
+        }
+        return lost;
+    }
+
+    private static final Pattern PARTITION_LIST = Pattern.compile("\\[([^\\]]*)\\] of \\[([^\\]]*)\\]");
+
+    /**
+     * (b) No partition owned by two members in one generation, and no member's generation going
+     * back. From the listeners' events: "assigned" adds partitions, "revoked" and "lost" remove them.
+     * Overlaps across generations (a fenced member that has not noticed yet) are legal in Kafka's
+     * protocol, since the fenced member's commits are refused; they are counted, not flagged.
+     */
+    public static List<String> ownership(List<Op> ops, Map<String, Integer> crossGenerationOverlaps) {
+        List<String> violations = new ArrayList<>();
+        Map<String, String[]> owner = new HashMap<>(); // group/tp -> {member, generation}
+        Map<String, Map<String, String>> byGeneration = new HashMap<>(); // group#gen -> tp -> member
+        Map<String, Integer> lastGeneration = new HashMap<>();
+        for (Op op : ops) {
+            if (!op.type().equals(Op.EVENT)) {
+                continue;
+            }
+            String f = op.function();
+            if (!f.equals("assigned") && !f.equals("revoked") && !f.equals("lost")) {
+                continue;
+            }
+            String member = op.process();
+            int generation = op.generation();
+            if (f.equals("assigned")) {
+                Integer previous = lastGeneration.put(member, generation);
+                if (previous != null && generation < previous) {
+                    violations.add(member + " went from generation " + previous + " back to " + generation);
+                }
+                Matcher lists = PARTITION_LIST.matcher(op.detail());
+                if (!lists.find()) {
+                    continue;
+                }
+                for (String tp : split(lists.group(1))) {
+                    String key = op.key() + "/" + tp;
+                    String[] current = owner.get(key);
+                    if (current != null && !current[0].equals(member)) {
+                        if (current[1].equals(Integer.toString(generation))) {
+                            violations.add(key + " assigned to " + member + " while " + current[0]
+                                    + " owns it in the same generation " + generation);
+                        } else {
+                            crossGenerationOverlaps.merge(key, 1, Integer::sum);
+                        }
+                    }
+                    owner.put(key, new String[] {member, Integer.toString(generation)});
+                }
+                Map<String, String> generationOwners = byGeneration.computeIfAbsent(op.key() + "#" + generation,
+                        k -> new HashMap<>());
+                for (String tp : split(lists.group(2))) {
+                    String other = generationOwners.putIfAbsent(tp, member);
+                    if (other != null && !other.equals(member)) {
+                        violations.add(op.key() + "/" + tp + " assigned to both " + other + " and " + member
+                                + " in generation " + generation);
+                    }
+                }
+            } else {
+                String inner = op.detail().replaceAll("^\\[|\\]$", "");
+                for (String tp : split(inner)) {
+                    String key = op.key() + "/" + tp;
+                    String[] current = owner.get(key);
+                    if (current != null && current[0].equals(member)) {
+                        owner.remove(key);
+                    }
+                }
+            }
+        }
+        return violations;
+    }
+
+    private static List<String> split(String list) {
+        List<String> parts = new ArrayList<>();
+        for (String part : list.split(",")) {
+            if (!part.isBlank()) {
+                parts.add(part.trim());
+            }
+        }
+        return parts;
+    }
+
+    /**
+     * (d) A member that stayed silent past its session must be fenced: every fence probe's commit
+     * is refused with UNKNOWN_MEMBER_ID or ILLEGAL_GENERATION. A probe whose commit could not reach
+     * a coordinator is inconclusive (counted in {@code summary}), not a violation.
+     */
+    public static List<String> fencing(List<Op> ops, Map<String, Integer> summary) {
+        List<String> violations = new ArrayList<>();
+        int fenced = 0;
+        for (Call call : calls(ops, "fence-commit")) {
+            if (call.outcome().equals(Op.FAIL) && (call.detail().equals("UNKNOWN_MEMBER_ID")
+                    || call.detail().equals("ILLEGAL_GENERATION"))) {
+                fenced++;
+            }
+            summary.merge(call.outcome(), 1, Integer::sum);
+            if (call.ok()) {
+                violations.add(call.key() + ": a member silent for 3 sessions committed with generation "
+                        + call.generation());
+            } else if (call.outcome().equals(Op.FAIL) && !call.detail().equals("UNKNOWN_MEMBER_ID")
+                    && !call.detail().equals("ILLEGAL_GENERATION")) {
+                summary.merge("other:" + call.detail(), 1, Integer::sum);
+            }
+        }
+        if (fenced == 0) {
+            violations.add("no fence probe completed: the property was not tested");
+        }
+        return violations;
+    }
+
+    /**
+     * Failover time: for each SIGKILL of nodes that led partitions, the time from the kill until a
+     * commit to a group of one of those partitions was acknowledged again, in ms.
+     */
+    public static Map<String, Long> failoverTimes(List<Op> ops, List<Nemesis.Kill> kills,
+            java.util.function.ToIntFunction<String> partitionOfGroup) {
+        List<Call> acks = calls(ops, "commit").stream().filter(Call::ok)
+                .sorted((a, b) -> Long.compare(a.completeNanos(), b.completeNanos())).toList();
+        Map<String, Long> times = new LinkedHashMap<>();
+        int index = 0;
+        for (Nemesis.Kill kill : kills) {
+            if (kill.ledPartitions().isEmpty()) {
+                continue;
+            }
+            Long gap = null;
+            for (Call ack : acks) {
+                if (ack.completeNanos() <= kill.timeNanos()) {
+                    continue;
+                }
+                String group = ack.key().substring(0, ack.key().indexOf('/'));
+                if (kill.ledPartitions().contains(partitionOfGroup.applyAsInt(group))) {
+                    gap = (ack.completeNanos() - kill.timeNanos()) / 1_000_000;
+                    break;
+                }
+            }
+            times.put("kill " + (++index) + " of node " + kill.node() + " (" + kill.fault() + ", led "
+                    + kill.ledPartitions() + ")", gap == null ? -1 : gap);
+        }
+        return times;
+    }
+
+    private static Map<String, List<Call>> byKey(List<Call> calls) {
+        Map<String, List<Call>> byKey = new TreeMap<>();
+        for (Call call : calls) {
+            byKey.computeIfAbsent(call.key(), k -> new ArrayList<>()).add(call);
+        }
+        return byKey;
+    }
+}

@@ -1,0 +1,48 @@
+package io.cohort.cluster.chaos;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * The shape of one chaos run. The seed fixes the fault schedule (which fault, which target, how
+ * long); what the system does in between is not deterministic, so a seed replays the faults, not
+ * the exact history.
+ *
+ * @param nodes cluster size (3 or 5)
+ * @param partitions offsets partitions
+ * @param faultPhase how long faults are injected
+ * @param seed the fault schedule's seed
+ * @param groups consumer groups of GroupMembers
+ * @param membersPerGroup GroupMembers per group
+ * @param topicPartitions partitions of each group's topic
+ * @param committers independent committers (simple groups, generation -1), each with a reader
+ * @param minLeaderKills leader kills the schedule must contain at least
+ * @param reportDir where the report goes
+ */
+public record ChaosConfig(int nodes, int partitions, Duration faultPhase, long seed, int groups, int membersPerGroup,
+        int topicPartitions, int committers, int minLeaderKills, Path reportDir) {
+    /** Members are removed after this long without a heartbeat: longer than any injected fault. */
+    public static final Duration SESSION_TIMEOUT = Duration.ofSeconds(20);
+    /** The fence probe's session: short, so the probe is expelled while it stays silent. */
+    public static final Duration PROBE_SESSION_TIMEOUT = Duration.ofSeconds(3);
+    /** The bound of the liveness checker: after the faults stop, every group is Stable and assigned within it. */
+    public static final Duration LIVENESS_BOUND = Duration.ofSeconds(60);
+
+    /** The short scenario of {@code mvn -B verify}: 3 nodes, about two minutes of faults. */
+    public static ChaosConfig shortScenario(long seed, Path reportDir) {
+        return new ChaosConfig(3, 3, Duration.ofSeconds(70), seed, 2, 3, 12, 3, 10, reportDir);
+    }
+
+    /** A long run for scripts/chaos.sh. */
+    public static ChaosConfig longRun(int nodes, Duration faultPhase, long seed, Path reportDir) {
+        int kills = (int) Math.max(10, faultPhase.toSeconds() / 10);
+        return new ChaosConfig(nodes, Math.max(3, nodes), faultPhase, seed, 3, 4, 12, 4, kills, reportDir);
+    }
+
+    @Override
+    public String toString() {
+        return "nodes=" + nodes + " partitions=" + partitions + " faultPhase=" + faultPhase.toSeconds() + "s seed=" + seed
+                + " groups=" + groups + "x" + membersPerGroup + " members (topic of " + topicPartitions
+                + " partitions) committers=" + committers + " minLeaderKills=" + minLeaderKills;
+    }
+}

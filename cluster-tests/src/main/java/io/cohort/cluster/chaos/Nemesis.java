@@ -1,0 +1,260 @@
+package io.cohort.cluster.chaos;
+
+import io.cohort.api.v1.ClusterStatusResponse;
+import io.cohort.api.v1.PartitionStatus;
+import io.cohort.cluster.ProcessCluster;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Injects faults into a {@link ProcessCluster}, one at a time, following a schedule drawn from a
+ * seed: SIGKILL of a partition's leader or of a random node (then a restart), SIGSTOP of a leader
+ * for longer than the election timeout (then SIGCONT: a zombie leader wakes up deposed), a network
+ * partition that cuts a leader or a random node off (then heals), and, in long runs, a kill and
+ * restart of the whole cluster. Every fault is recorded in the history.
+ */
+public final class Nemesis {
+    /** The kinds of fault. */
+    public enum Fault { KILL_LEADER, KILL_RANDOM, PAUSE_LEADER, PARTITION_LEADER, PARTITION_RANDOM, RESTART_ALL }
+
+    /** One planned fault: what, against which partition's leader (or -1), held how long, then a quiet gap. */
+    public record Step(Fault fault, int partition, long holdMs, long gapMs) {
+    }
+
+    /** A SIGKILL that took leaders down: when, which node, and the partitions it led then. */
+    public record Kill(long timeNanos, int node, Set<Integer> ledPartitions, String fault) {
+    }
+
+    private static final Duration LEADER_WAIT = Duration.ofSeconds(30);
+
+    private final ProcessCluster cluster;
+    private final ChaosHistory history;
+    private final ChaosConfig config;
+    private final Random random;
+    private final Set<Integer> paused = new HashSet<>();
+    private final List<Kill> kills = new ArrayList<>();
+    private final Map<Fault, Integer> counts = new HashMap<>();
+
+    public Nemesis(ProcessCluster cluster, ChaosHistory history, ChaosConfig config) {
+        this.cluster = cluster;
+        this.history = history;
+        this.config = config;
+        this.random = new Random(config.seed());
+    }
+
+    /**
+     * The schedule: at least {@code minLeaderKills} leader kills, a pause of a leader per five kills
+     * (at least two), one partition of a leader, and for runs over three minutes random-node kills,
+     * random partitions and one whole-cluster restart; shuffled, with holds and gaps drawn from the
+     * seed. Steps are added until the fault phase is filled.
+     */
+    public static List<Step> schedule(ChaosConfig config) {
+        Random random = new Random(config.seed() ^ 0x5DEECE66DL);
+        List<Fault> faults = new ArrayList<>();
+        for (int i = 0; i < config.minLeaderKills(); i++) {
+            faults.add(Fault.KILL_LEADER);
+        }
+        for (int i = 0; i < Math.max(2, config.minLeaderKills() / 5); i++) {
+            faults.add(Fault.PAUSE_LEADER);
+        }
+        faults.add(Fault.PARTITION_LEADER);
+        boolean longRun = config.faultPhase().toSeconds() > 180;
+        if (longRun) {
+            for (int i = 0; i < config.minLeaderKills() / 5; i++) {
+                faults.add(Fault.KILL_RANDOM);
+                faults.add(Fault.PARTITION_RANDOM);
+                faults.add(Fault.PARTITION_LEADER);
+            }
+            faults.add(Fault.RESTART_ALL);
+        }
+        Collections.shuffle(faults, random);
+        List<Step> steps = new ArrayList<>();
+        long plannedMs = 0;
+        for (Fault fault : faults) {
+            Step step = step(fault, config, random);
+            steps.add(step);
+            plannedMs += estimateMs(step);
+        }
+        Fault[] extra = {Fault.KILL_LEADER, Fault.PAUSE_LEADER, Fault.PARTITION_LEADER, Fault.KILL_RANDOM,
+                Fault.PARTITION_RANDOM};
+        while (plannedMs < config.faultPhase().toMillis()) {
+            Step step = step(extra[random.nextInt(extra.length)], config, random);
+            steps.add(step);
+            plannedMs += estimateMs(step);
+        }
+        return steps;
+    }
+
+    private static Step step(Fault fault, ChaosConfig config, Random random) {
+        int partition = random.nextInt(config.partitions());
+        long hold = switch (fault) {
+            case KILL_LEADER, KILL_RANDOM -> 500 + random.nextInt(2_000);
+            // Longer than the 600 ms maximum election timeout, so the followers elect a new leader.
+            case PAUSE_LEADER -> 1_500 + random.nextInt(3_000);
+            case PARTITION_LEADER, PARTITION_RANDOM -> 2_000 + random.nextInt(4_000);
+            case RESTART_ALL -> 1_000;
+        };
+        return new Step(fault, partition, hold, 1_000 + random.nextInt(2_000));
+    }
+
+    /** Hold and gap, plus about 3 s for a restarted JVM to serve again. */
+    private static long estimateMs(Step step) {
+        boolean restarts = step.fault() == Fault.KILL_LEADER || step.fault() == Fault.KILL_RANDOM
+                || step.fault() == Fault.RESTART_ALL;
+        return step.holdMs() + step.gapMs() + (restarts ? 3_000 : 0);
+    }
+
+    /** Runs the schedule; returns when every step is done and the cluster is whole again. */
+    public void run(List<Step> steps) {
+        for (Step step : steps) {
+            apply(step);
+        }
+        recoverAll();
+    }
+
+    private void apply(Step step) {
+        counts.merge(step.fault(), 1, Integer::sum);
+        switch (step.fault()) {
+            case KILL_LEADER -> {
+                int leader = leaderOf(step.partition());
+                killAndRestart(leader, step, "p" + step.partition() + " leader");
+            }
+            case KILL_RANDOM -> {
+                List<Integer> running = cluster.runningNodeIds();
+                killAndRestart(running.get(random.nextInt(running.size())), step, "random node");
+            }
+            case PAUSE_LEADER -> {
+                int leader = leaderOf(step.partition());
+                history.event("nemesis", "pause", "SIGSTOP node " + leader + " (p" + step.partition() + " leader) for "
+                        + step.holdMs() + " ms");
+                cluster.pause(leader);
+                paused.add(leader);
+                sleep(step.holdMs());
+                cluster.resume(leader);
+                paused.remove(leader);
+                history.event("nemesis", "resume", "SIGCONT node " + leader);
+            }
+            case PARTITION_LEADER, PARTITION_RANDOM -> {
+                int node = step.fault() == Fault.PARTITION_LEADER ? leaderOf(step.partition())
+                        : cluster.nodeIds().stream().toList().get(random.nextInt(cluster.size()));
+                history.event("nemesis", "partition", "isolate node " + node + " for " + step.holdMs() + " ms ("
+                        + (step.fault() == Fault.PARTITION_LEADER ? "p" + step.partition() + " leader" : "random")
+                        + ")");
+                cluster.links().isolate(node);
+                sleep(step.holdMs());
+                cluster.links().heal();
+                history.event("nemesis", "heal", "links of node " + node + " restored");
+            }
+            case RESTART_ALL -> {
+                Set<Integer> led = new TreeSet<>();
+                for (int p = 0; p < config.partitions(); p++) {
+                    led.add(p);
+                }
+                long now = history.event("nemesis", "kill-all", "SIGKILL every node");
+                for (int node : cluster.runningNodeIds()) {
+                    cluster.kill(node);
+                }
+                kills.add(new Kill(now, -1, led, "RESTART_ALL"));
+                sleep(step.holdMs());
+                cluster.startAll();
+                history.event("nemesis", "start-all", "every node serving again");
+            }
+        }
+        sleep(step.gapMs());
+    }
+
+    private void killAndRestart(int node, Step step, String why) {
+        Set<Integer> led = partitionsLedBy(node);
+        long now = history.event("nemesis", "kill", "SIGKILL node " + node + " (" + why + "), leading " + led);
+        cluster.kill(node);
+        kills.add(new Kill(now, node, led, step.fault().name()));
+        sleep(step.holdMs());
+        cluster.start(node);
+        history.event("nemesis", "restart", "node " + node + " serving again");
+    }
+
+    /** Undoes anything left: resumes paused nodes, heals links, starts stopped nodes. */
+    public void recoverAll() {
+        for (int node : List.copyOf(paused)) {
+            cluster.resume(node);
+            paused.remove(node);
+        }
+        cluster.links().heal();
+        for (int node : cluster.nodeIds()) {
+            if (!cluster.isRunning(node)) {
+                cluster.start(node);
+            }
+        }
+        history.event("nemesis", "recovered", "all nodes running, all links up");
+    }
+
+    public List<Kill> kills() {
+        return List.copyOf(kills);
+    }
+
+    public Map<Fault, Integer> counts() {
+        return Map.copyOf(counts);
+    }
+
+    /** The leader of {@code partition} that the running, unpaused nodes agree on; waits for one. */
+    private int leaderOf(int partition) {
+        long deadline = System.nanoTime() + LEADER_WAIT.toNanos();
+        while (System.nanoTime() < deadline) {
+            Map<Integer, Integer> votes = new HashMap<>();
+            for (int node : cluster.runningNodeIds()) {
+                if (paused.contains(node)) {
+                    continue;
+                }
+                try {
+                    ClusterStatusResponse status = cluster.status(node);
+                    for (PartitionStatus p : status.getPartitionsList()) {
+                        if (p.getPartitionIndex() == partition && p.getLeaderNodeId() > 0) {
+                            votes.merge(p.getLeaderNodeId(), 1, Integer::sum);
+                        }
+                    }
+                } catch (RuntimeException e) {
+                    // A node that does not answer has no say.
+                }
+            }
+            for (Map.Entry<Integer, Integer> vote : votes.entrySet()) {
+                if (vote.getValue() > cluster.size() / 2 && cluster.isRunning(vote.getKey())) {
+                    return vote.getKey();
+                }
+            }
+            sleep(100);
+        }
+        throw new IllegalStateException("no agreed leader of partition " + partition + " within " + LEADER_WAIT
+                + cluster.describeStatuses());
+    }
+
+    private Set<Integer> partitionsLedBy(int node) {
+        Set<Integer> led = new TreeSet<>();
+        try {
+            for (PartitionStatus p : cluster.status(node).getPartitionsList()) {
+                if (p.getLeaderNodeId() == node) {
+                    led.add(p.getPartitionIndex());
+                }
+            }
+        } catch (RuntimeException e) {
+            // Unknown: the failover measurement skips this kill.
+        }
+        return led;
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+}

@@ -1,0 +1,102 @@
+package io.cohort.cluster.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The checkers find what they are meant to find, on small hand-made histories. */
+class ChaosCheckersTest {
+    private final List<Op> ops = new ArrayList<>();
+    private long clock;
+
+    private void op(String process, String type, String function, String key, long value, int generation,
+            String detail) {
+        ops.add(new Op(clock += 1_000_000, process, type, function, key, value, generation, detail));
+    }
+
+    private void commit(String process, String key, long value, String outcome) {
+        op(process, Op.INVOKE, "commit", key, value, 1, "");
+        op(process, outcome, "commit", key, value, 1, outcome.equals(Op.FAIL) ? "ILLEGAL_GENERATION" : "");
+    }
+
+    private void fetch(String process, String key, long value) {
+        op(process, Op.INVOKE, "fetch", key, -1, -1, "");
+        op(process, Op.OK, "fetch", key, value, -1, "");
+    }
+
+    @Test
+    void testALinearizableHistoryPasses() {
+        fetch("r", "g/t:0", -1);
+        commit("w", "g/t:0", 1, Op.OK);
+        fetch("r", "g/t:0", 1);
+        commit("w", "g/t:0", 2, Op.INFO);
+        fetch("r", "g/t:0", 2); // an unknown commit may have taken effect
+        commit("w", "g/t:0", 3, Op.OK);
+        fetch("r", "g/t:0", 3);
+        assertThat(ChaosCheckers.linearizable(ops, Map.of("g/t:0", 3L), clock + 1)).isEmpty();
+        assertThat(ChaosCheckers.lostAcknowledged(ops, Map.of("g/t:0", 3L))).isZero();
+    }
+
+    @Test
+    void testAStaleReadALostAckAndAnInversionAreFound() {
+        commit("w", "g/t:0", 1, Op.OK);
+        commit("w", "g/t:0", 2, Op.OK);
+        fetch("r", "g/t:0", 1); // stale: 2 was acknowledged before
+        assertThat(ChaosCheckers.linearizable(ops, Map.of(), clock + 1)).singleElement()
+                .asString().contains("stale read");
+
+        assertThat(ChaosCheckers.linearizable(ops.subList(0, 4), Map.of("g/t:0", 1L), clock + 1))
+                .anyMatch(v -> v.contains("acknowledged commit was lost"));
+        assertThat(ChaosCheckers.lostAcknowledged(ops, Map.of("g/t:0", 1L))).isEqualTo(1);
+
+        ops.clear();
+        commit("w", "g/t:0", 1, Op.INFO);
+        commit("w", "g/t:0", 2, Op.INFO);
+        fetch("r", "g/t:0", 2);
+        fetch("r", "g/t:0", 1); // went back
+        assertThat(ChaosCheckers.linearizable(ops, Map.of(), clock + 1)).singleElement()
+                .asString().contains("went back");
+    }
+
+    @Test
+    void testReadingARefusedOrUnwrittenValueIsFound() {
+        commit("w", "g/t:0", 1, Op.FAIL);
+        fetch("r", "g/t:0", 1);
+        fetch("r", "g/t:0", 7);
+        assertThat(ChaosCheckers.linearizable(ops, Map.of(), clock + 1))
+                .anyMatch(v -> v.contains("refused")).anyMatch(v -> v.contains("no commit wrote"));
+    }
+
+    @Test
+    void testDoubleOwnershipInOneGenerationIsFoundButNotAcrossGenerations() {
+        op("m1", Op.EVENT, "assigned", "g", -1, 3, "[t:0, t:1] of [t:0, t:1]");
+        op("m2", Op.EVENT, "assigned", "g", -1, 3, "[t:1] of [t:1]");
+        Map<String, Integer> overlaps = new HashMap<>();
+        assertThat(ChaosCheckers.ownership(ops, overlaps)).hasSize(2)
+                .anyMatch(v -> v.contains("same generation")).anyMatch(v -> v.contains("assigned to both"));
+
+        ops.clear();
+        op("m1", Op.EVENT, "assigned", "g", -1, 3, "[t:0] of [t:0]");
+        op("m2", Op.EVENT, "assigned", "g", -1, 4, "[t:0] of [t:0]"); // m1 fenced, not aware yet
+        op("m1", Op.EVENT, "lost", "g", -1, -1, "[t:0]");
+        op("m1", Op.EVENT, "assigned", "g", -1, 2, "[] of []");
+        assertThat(ChaosCheckers.ownership(ops, overlaps)).singleElement().asString().contains("back to 2");
+        assertThat(overlaps).containsEntry("g/t:0", 1);
+    }
+
+    @Test
+    void testAFencedCommitThatSucceedsIsFoundAndNoProbeIsAViolation() {
+        Map<String, Integer> summary = new HashMap<>();
+        assertThat(ChaosCheckers.fencing(ops, summary)).singleElement().asString().contains("not tested");
+
+        op("probe", Op.INVOKE, "fence-commit", "p0", 1, 1, "");
+        op("probe", Op.FAIL, "fence-commit", "p0", 1, 1, "UNKNOWN_MEMBER_ID");
+        op("probe", Op.INVOKE, "fence-commit", "p1", 1, 1, "");
+        op("probe", Op.OK, "fence-commit", "p1", 1, 1, "NONE");
+        assertThat(ChaosCheckers.fencing(ops, summary)).singleElement().asString().contains("silent for 3 sessions");
+    }
+}
