@@ -376,9 +376,14 @@ public final class CohortClient implements AutoCloseable {
     public void transferLeadership(int partition, int nodeId, Duration timeout) {
         TransferLeadershipRequest request = TransferLeadershipRequest.newBuilder().setPartitionIndex(partition)
                 .setTargetNodeId(nodeId).setTimeoutMs((int) Math.min(Integer.MAX_VALUE, timeout.toMillis())).build();
-        TransferLeadershipResponse response = anyNodeCall(endpoint -> ClusterAdminGrpc.newBlockingStub(channel(endpoint))
-                .withDeadlineAfter(timeout.plus(requestTimeout).toMillis(), TimeUnit.MILLISECONDS)
-                .transferLeadership(request), "transferring leadership");
+        // COORDINATOR_NOT_AVAILABLE (no leader right now, e.g. during an election) is retried on
+        // another node within the budget; every other answer is final.
+        TransferLeadershipResponse response = anyNodeCall(endpoint -> {
+            TransferLeadershipResponse r = ClusterAdminGrpc.newBlockingStub(channel(endpoint))
+                    .withDeadlineAfter(timeout.plus(requestTimeout).toMillis(), TimeUnit.MILLISECONDS)
+                    .transferLeadership(request);
+            return r.getErrorCode() == ErrorCode.COORDINATOR_NOT_AVAILABLE ? null : r;
+        }, "transferring leadership");
         throwIfError(response.getErrorCode(), response.getErrorMessage(),
                 "moving partition " + partition + " to node " + nodeId);
         coordinatorByPartition.remove(partition);

@@ -89,7 +89,10 @@ public final class GroupMember implements AutoCloseable {
     private final Object lock = new Object();
     private State state = State.UNJOINED;
     private String memberId = "";
+    /** The generation of the last JoinGroup answer: what JoinGroup, SyncGroup and Heartbeat carry. */
     private int generationId = Subscription.NO_GENERATION;
+    /** The generation the owned partitions were assigned in: what commits carry; -1 while fenced. */
+    private int assignmentGeneration = Subscription.NO_GENERATION;
     private String protocolName = "";
     private boolean leader;
     private boolean rejoinNeeded = true;
@@ -176,10 +179,13 @@ public final class GroupMember implements AutoCloseable {
         }
     }
 
-    /** The generation of the current assignment; -1 if the member has none. */
+    /**
+     * The generation of the current assignment (set when a rebalance completes, as Kafka's
+     * {@code generationIfStable}); -1 if the member has none.
+     */
     public int generationId() {
         synchronized (lock) {
-            return generationId;
+            return assignmentGeneration;
         }
     }
 
@@ -252,7 +258,7 @@ public final class GroupMember implements AutoCloseable {
         String member;
         synchronized (lock) {
             ensureOpen();
-            generation = generationId;
+            generation = assignmentGeneration;
             member = memberId;
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
@@ -404,7 +410,7 @@ public final class GroupMember implements AutoCloseable {
             int ownedGeneration;
             synchronized (lock) {
                 member = memberId;
-                ownedGeneration = generationId;
+                ownedGeneration = assignmentGeneration;
             }
             JoinGroupRequest.Builder request = JoinGroupRequest.newBuilder().setGroupId(groupId)
                     .setSessionTimeoutMs(millis(sessionTimeout)).setRebalanceTimeoutMs(millis(rebalanceTimeout))
@@ -554,6 +560,9 @@ public final class GroupMember implements AutoCloseable {
         revoked.removeAll(assigned);
         Set<TopicPartition> added = new TreeSet<>(assigned);
         added.removeAll(before);
+        synchronized (lock) {
+            assignmentGeneration = joined.generationId();
+        }
         assignors.stream().filter(a -> a.name().equals(joined.protocolName())).findFirst()
                 .ifPresent(a -> a.onAssignment(assignment, joined.generationId()));
         boolean revokeFirst = !revoked.isEmpty();
@@ -652,6 +661,7 @@ public final class GroupMember implements AutoCloseable {
     /** The coordinator no longer knows (generation, member): unless that is stale news, reset and rejoin. */
     private void onFenced(ErrorCode code, int generation, String member, String what) {
         synchronized (lock) {
+            // Stale news: the member has joined again since the call was sent.
             if (generation != generationId || !member.equals(memberId)) {
                 return;
             }
@@ -673,6 +683,7 @@ public final class GroupMember implements AutoCloseable {
         synchronized (lock) {
             LOG.info("group {}: member {} resets generation {}: {}", groupId, memberId, generationId, why);
             generationId = Subscription.NO_GENERATION;
+            assignmentGeneration = Subscription.NO_GENERATION;
             if (resetMemberId) {
                 memberId = "";
             }

@@ -115,7 +115,7 @@ class GroupMemberFailoverTest {
         first.resume();
 
         awaitBalanced(List.of(first, second));
-        assertThat(first.member.generationId()).isEqualTo(generation + 1);
+        assertThat(first.member.generationId()).isGreaterThan(generation);
         assertThat(first.assignment()).hasSize(3);
         assertThat(tracker.violations()).isEmpty();
         assertThat(tracker.events()).noneMatch(e -> e.contains(" lost "));

@@ -18,6 +18,7 @@ import java.util.stream.IntStream;
 /**
  * Real Cohort nodes in the test JVM (real Ratis with on-disk logs, real gRPC servers on loopback
  * ports), for testing the client against the server it is written for. Node ids are 1..N.
+ * Shared with cohort-cli's tests through this module's test jar.
  */
 public final class LocalCluster implements AutoCloseable {
     /** Short, so that a fenced-member test does not wait 45 s; the server's allowed minimum. */
@@ -57,7 +58,7 @@ public final class LocalCluster implements AutoCloseable {
         }
     }
 
-    void startNode(int id) {
+    public void startNode(int id) {
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put(ServerConfig.NODE_ID, Integer.toString(id));
         settings.put(ServerConfig.PEERS, peers);
@@ -77,12 +78,12 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     /** Stops node {@code id} the orderly way (it hands off the partitions it leads). */
-    void stopNode(int id) {
+    public void stopNode(int id) {
         servers[id].close();
         servers[id] = null;
     }
 
-    void awaitLeaders() {
+    public void awaitLeaders() {
         await().atMost(Duration.ofSeconds(60)).until(() -> IntStream.range(0, partitions).allMatch(p -> {
             for (CohortServer server : servers) {
                 if (server != null && server.node().isLeaderReady(p)) {
@@ -94,7 +95,7 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     /** The node id leading {@code partition} and ready, or -1. */
-    int leaderOf(int partition) {
+    public int leaderOf(int partition) {
         for (int id = 1; id < servers.length; id++) {
             if (servers[id] != null && servers[id].node().isLeaderReady(partition)) {
                 return id;
@@ -104,7 +105,7 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     /** {@code 127.0.0.1:port} of node {@code id}'s client server. */
-    String endpoint(int id) {
+    public String endpoint(int id) {
         return "127.0.0.1:" + clientPorts.get(id - 1);
     }
 
@@ -117,7 +118,7 @@ public final class LocalCluster implements AutoCloseable {
         return String.join(",", all);
     }
 
-    CohortClient client(String clientId) {
+    public CohortClient client(String clientId) {
         return CohortClient.builder().bootstrap(bootstrap()).clientId(clientId).apiTimeout(Duration.ofSeconds(30))
                 .build();
     }

@@ -1,0 +1,196 @@
+package io.cohort.cli;
+
+import io.cohort.client.CohortClient;
+import io.cohort.client.CohortException;
+import io.cohort.client.internal.Endpoint;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code cohort}: the admin CLI of a Cohort cluster, modelled on kafka-consumer-groups.sh and
+ * etcdctl. {@code java -jar cohort.jar [--bootstrap HOST:PORT,...] [--output table|json]
+ * [--timeout SECONDS] COMMAND ...}; scripts/cohort runs it.
+ *
+ * <p>Exit codes: 0 success; 1 the operation failed (a protocol error, an unreachable cluster, a
+ * refused operation); 2 a usage error. Results go to stdout; errors to stderr as one line
+ * {@code cohort: <what failed>: <ERROR_NAME (code)>: <server message>}, often followed by a
+ * {@code hint: } line. Stack traces only with {@code --verbose}.
+ *
+ * <p>Each command gathers plain values through {@link CohortClient} ({@link Gather}) and prints
+ * them with pure renderers ({@link Render}).
+ */
+@Command(name = "cohort", mixinStandardHelpOptions = true, scope = ScopeType.INHERIT,
+        versionProvider = CohortCli.Version.class, sortOptions = false, usageHelpAutoWidth = true,
+        description = "Inspects and administers a Cohort cluster: consumer groups, committed offsets, "
+                + "coordinators, Raft partitions.",
+        subcommands = {GroupsCommand.class, OffsetsCommand.class, FindCoordinatorCommand.class, ClusterCommand.class},
+        footerHeading = "%nExit codes:%n",
+        footer = {"  0  success", "  1  the operation failed or was refused (the reason on stderr)",
+                "  2  usage error"})
+public final class CohortCli implements Runnable {
+    /** The client id the CLI's calls carry. */
+    static final String CLIENT_ID = "cohort-cli";
+    /** The per-attempt deadline of a call, unless --timeout is shorter. */
+    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(5);
+
+    @Spec
+    CommandSpec spec;
+
+    private List<String> bootstrap = List.of("127.0.0.1:7101");
+    private int timeoutSeconds = 30;
+
+    @Option(names = "--output", order = 2, scope = ScopeType.INHERIT, paramLabel = "table|json", defaultValue = "table",
+            description = "How results print on stdout: aligned columns (default) or one JSON document.")
+    OutputFormat output;
+
+    @Option(names = "--verbose", order = 4, scope = ScopeType.INHERIT,
+            description = "Print stack traces with errors, and the client's debug log on stderr.")
+    boolean verbose;
+
+    @Option(names = "--bootstrap", order = 1, scope = ScopeType.INHERIT, paramLabel = "HOST:PORT[,HOST:PORT...]",
+            defaultValue = "127.0.0.1:7101",
+            description = "Client endpoints of one or more nodes; the others are learned from them "
+                    + "(default: ${DEFAULT-VALUE}).")
+    void bootstrap(String value) {
+        List<String> endpoints = new ArrayList<>();
+        for (String one : value.split(",")) {
+            if (one.isBlank()) {
+                continue;
+            }
+            try {
+                endpoints.add(Endpoint.parse(one).toString());
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "Invalid value for option '--bootstrap': "
+                        + e.getMessage());
+            }
+        }
+        if (endpoints.isEmpty()) {
+            throw new ParameterException(spec.commandLine(), "Invalid value for option '--bootstrap': "
+                    + "expected HOST:PORT[,HOST:PORT...], got '" + value + "'");
+        }
+        this.bootstrap = List.copyOf(endpoints);
+    }
+
+    @Option(names = "--timeout", order = 3, scope = ScopeType.INHERIT, paramLabel = "SECONDS", defaultValue = "30",
+            description = "How long a call may keep retrying (failovers, elections) before it fails "
+                    + "(default: ${DEFAULT-VALUE}).")
+    void timeout(int seconds) {
+        if (seconds <= 0) {
+            throw new ParameterException(spec.commandLine(), "Invalid value for option '--timeout': "
+                    + "expected a positive number of seconds, got " + seconds);
+        }
+        this.timeoutSeconds = seconds;
+    }
+
+    public static void main(String[] args) {
+        configureLogging(args);
+        System.exit(commandLine().execute(args));
+    }
+
+    /**
+     * Sends the client's slf4j-simple log to stderr at WARN (DEBUG for io.cohort with --verbose).
+     * Must run before the first logger is created; -D options given to the JVM win.
+     */
+    static void configureLogging(String[] args) {
+        setIfAbsent("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        setIfAbsent("org.slf4j.simpleLogger.logFile", "System.err");
+        if (Arrays.asList(args).contains("--verbose")) {
+            setIfAbsent("org.slf4j.simpleLogger.log.io.cohort", "debug");
+        }
+    }
+
+    private static void setIfAbsent(String key, String value) {
+        if (System.getProperty(key) == null) {
+            System.setProperty(key, value);
+        }
+    }
+
+    /** The command line with the CLI's error handling; callers may redirect its out and err. */
+    public static CommandLine commandLine() {
+        CommandLine cmd = new CommandLine(new CohortCli());
+        cmd.setCaseInsensitiveEnumValuesAllowed(true);
+        cmd.setExecutionExceptionHandler(CohortCli::handleExecutionException);
+        cmd.setParameterExceptionHandler(CohortCli::handleParameterException);
+        return cmd;
+    }
+
+    @Override
+    public void run() {
+        throw new ParameterException(spec.commandLine(), "Missing required subcommand");
+    }
+
+    /** A new client for the global options; the caller closes it. */
+    CohortClient newClient() {
+        Duration apiTimeout = Duration.ofSeconds(timeoutSeconds);
+        return CohortClient.builder().bootstrap(bootstrap).clientId(CLIENT_ID).apiTimeout(apiTimeout)
+                .requestTimeout(apiTimeout.compareTo(REQUEST_TIMEOUT) < 0 ? apiTimeout : REQUEST_TIMEOUT).build();
+    }
+
+    List<String> bootstrap() {
+        return bootstrap;
+    }
+
+    OutputFormat output() {
+        return output;
+    }
+
+    boolean verbose() {
+        return verbose;
+    }
+
+    /** Prints a failure to the command's stderr (see {@link CliFailure}). */
+    void report(PrintWriter err, CliFailure failure) {
+        failure.print(err, verbose);
+    }
+
+    private static int handleExecutionException(Exception ex, CommandLine cmd, CommandLine.ParseResult parsed) {
+        CohortCli root = (CohortCli) cmd.getCommandSpec().root().userObject();
+        PrintWriter err = cmd.getErr();
+        CliFailure failure;
+        if (ex instanceof CliFailure f) {
+            failure = f;
+        } else if (ex instanceof CohortException e) {
+            failure = CliFailure.of(cmd.getCommandSpec().qualifiedName(" "), e);
+        } else {
+            failure = new CliFailure(cmd.getCommandSpec().qualifiedName(" ") + ": unexpected error: " + ex,
+                    root.verbose ? null : "retry with --verbose to see where it happened");
+        }
+        failure.print(err, root.verbose);
+        if (root.verbose && !(ex instanceof CliFailure) && !(ex instanceof CohortException)) {
+            ex.printStackTrace(err);
+        }
+        err.flush();
+        return 1;
+    }
+
+    /** Usage errors: the message, picocli's suggestions, the synopsis and where help is (exit 2). */
+    private static int handleParameterException(ParameterException ex, String[] args) {
+        CommandLine cmd = ex.getCommandLine();
+        PrintWriter err = cmd.getErr();
+        err.println("cohort: " + ex.getMessage());
+        CommandLine.UnmatchedArgumentException.printSuggestions(ex, err);
+        err.print(cmd.getHelp().fullSynopsis());
+        err.println("Try '" + cmd.getCommandSpec().qualifiedName(" ") + " --help' for more information.");
+        err.flush();
+        return cmd.getCommandSpec().exitCodeOnInvalidInput();
+    }
+
+    /** The version from the jar's manifest ("dev" when run from classes). */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String version = CohortCli.class.getPackage().getImplementationVersion();
+            return new String[] {"cohort " + (version == null ? "dev" : version)};
+        }
+    }
+}

@@ -1,0 +1,178 @@
+package io.cohort.cli;
+
+import io.cohort.api.v1.ClusterStatusResponse;
+import io.cohort.api.v1.DescribeGroupsResponse;
+import io.cohort.api.v1.ListGroupsResponse;
+import io.cohort.api.v1.NodeStatus;
+import io.cohort.api.v1.PartitionStatus;
+import io.cohort.cli.Model.ClusterView;
+import io.cohort.cli.Model.GroupDescription;
+import io.cohort.cli.Model.GroupListing;
+import io.cohort.cli.Model.Member;
+import io.cohort.cli.Model.NodeRow;
+import io.cohort.cli.Model.PartitionRow;
+import io.cohort.client.CohortClient;
+import io.cohort.client.CohortException;
+import io.cohort.client.Coordinator;
+import io.cohort.client.TopicPartition;
+import io.cohort.client.internal.ConsumerProtocol;
+import io.grpc.StatusRuntimeException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The calls on {@link CohortClient} behind the commands, and the pure conversions of their
+ * answers into {@link Model} values (unit-tested apart from any cluster).
+ */
+final class Gather {
+    /** The protocol type whose assignments the CLI decodes (consumer_protocol.proto). */
+    static final String CONSUMER_PROTOCOL_TYPE = "consumer";
+
+    private Gather() {
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // groups
+
+    /** Every group in one of {@code states} (all if empty), sorted by group id. */
+    static List<GroupListing> listGroups(CohortClient client, Collection<String> states) {
+        List<GroupListing> groups = new ArrayList<>();
+        for (ListGroupsResponse.Group g : client.listGroups(states)) {
+            groups.add(new GroupListing(g.getGroupId(), g.getGroupState(), g.getProtocolType()));
+        }
+        groups.sort(Comparator.comparing(GroupListing::groupId));
+        return groups;
+    }
+
+    /** Describes {@code groupId} with its coordinator; empty if the group does not exist. */
+    static Optional<GroupDescription> describeGroup(CohortClient client, String groupId) {
+        Optional<DescribeGroupsResponse.Group> group = client.describeGroup(groupId);
+        if (group.isEmpty()) {
+            return Optional.empty();
+        }
+        // The node that just answered is the coordinator; ask only if the client forgot it since.
+        Coordinator coordinator = client.cachedCoordinator(groupId).orElseGet(() -> client.findCoordinator(groupId));
+        return Optional.of(toDescription(group.get(), coordinator));
+    }
+
+    static GroupDescription toDescription(DescribeGroupsResponse.Group g, Coordinator coordinator) {
+        List<Member> members = new ArrayList<>();
+        for (DescribeGroupsResponse.Member m : g.getMembersList()) {
+            members.add(toMember(m, g.getProtocolType()));
+        }
+        return new GroupDescription(g.getGroupId(), coordinator, g.getGroupState(), g.getProtocolType(),
+                g.getProtocolData(), g.getGenerationId(), g.getLeaderId(), members);
+    }
+
+    /** A member, with its assignment decoded if the group speaks the consumer protocol and the bytes parse. */
+    static Member toMember(DescribeGroupsResponse.Member m, String protocolType) {
+        List<TopicPartition> assignment = null;
+        if (CONSUMER_PROTOCOL_TYPE.equals(protocolType)) {
+            try {
+                assignment = ConsumerProtocol.decodeAssignment(m.getMemberAssignment()).partitions();
+            } catch (IllegalArgumentException e) {
+                assignment = null; // not a ConsumerAssignment: shown by its size
+            }
+        }
+        return new Member(m.getMemberId(), m.hasGroupInstanceId() ? m.getGroupInstanceId() : null, m.getClientId(),
+                m.getClientHost(), m.getMemberAssignment().size(), assignment);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // cluster
+
+    /** Asks every node for its view; a node that does not answer is DOWN, not a failure. */
+    static ClusterView clusterStatus(CohortClient client) {
+        Map<Integer, String> nodes = client.nodes();
+        Map<Integer, ClusterStatusResponse> answers = new LinkedHashMap<>();
+        Map<Integer, String> failures = new LinkedHashMap<>();
+        for (int nodeId : nodes.keySet()) {
+            try {
+                answers.put(nodeId, client.clusterStatus(nodeId, false));
+            } catch (CohortException e) {
+                failures.put(nodeId, whyDown(e));
+            }
+        }
+        return toClusterView(nodes, answers, failures);
+    }
+
+    /** The gRPC status of a node that did not answer (e.g. UNAVAILABLE), else the error. */
+    private static String whyDown(CohortException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof StatusRuntimeException s) {
+                return s.getStatus().getCode().name();
+            }
+        }
+        return e.getMessage();
+    }
+
+    /**
+     * Combines the nodes' answers: each partition's leader, term and commit index come from the
+     * answer of the node that reports itself as the leader (the highest term wins if two do, as
+     * during an election); without one, the partition has no leader and the highest term and
+     * commit index any node reported are shown. Every answering node contributes its applied index.
+     *
+     * @param nodes every configured node's client endpoint, by node id
+     * @param answers the answers of the nodes that answered, by node id
+     * @param failures why each other node did not answer, by node id
+     */
+    static ClusterView toClusterView(Map<Integer, String> nodes, Map<Integer, ClusterStatusResponse> answers,
+            Map<Integer, String> failures) {
+        Map<Integer, Integer> raftPorts = new HashMap<>();
+        int partitionCount = 0;
+        for (ClusterStatusResponse answer : answers.values()) {
+            partitionCount = Math.max(partitionCount, answer.getPartitionCount());
+            for (NodeStatus node : answer.getNodesList()) {
+                raftPorts.putIfAbsent(node.getNodeId(), node.getRaftPort());
+            }
+        }
+        List<NodeRow> nodeRows = new ArrayList<>();
+        new TreeMap<>(nodes).forEach((id, endpoint) -> nodeRows.add(new NodeRow(id, endpoint, raftPorts.get(id),
+                answers.containsKey(id), answers.containsKey(id) ? null : failures.getOrDefault(id, "no answer"))));
+
+        List<PartitionRow> partitionRows = new ArrayList<>();
+        for (int p = 0; p < partitionCount; p++) {
+            Map<Integer, Long> applied = new TreeMap<>();
+            PartitionStatus leaderView = null;
+            Integer leader = null;
+            long maxTerm = 0;
+            long maxCommit = 0;
+            for (Map.Entry<Integer, ClusterStatusResponse> answer : answers.entrySet()) {
+                PartitionStatus status = partition(answer.getValue(), p);
+                if (status == null) {
+                    continue;
+                }
+                int nodeId = answer.getKey();
+                applied.put(nodeId, status.getAppliedIndex());
+                maxTerm = Math.max(maxTerm, status.getTerm());
+                maxCommit = Math.max(maxCommit, status.getCommitIndex());
+                if (status.getLeaderNodeId() == nodeId
+                        && (leaderView == null || status.getTerm() > leaderView.getTerm())) {
+                    leaderView = status;
+                    leader = nodeId;
+                }
+            }
+            partitionRows.add(leaderView != null
+                    ? new PartitionRow(p, leader, leaderView.getLeaderReady(), leaderView.getTerm(),
+                            leaderView.getCommitIndex(), applied)
+                    : new PartitionRow(p, null, false, maxTerm, maxCommit, applied));
+        }
+        return new ClusterView(nodeRows, partitionRows);
+    }
+
+    private static PartitionStatus partition(ClusterStatusResponse answer, int partition) {
+        for (PartitionStatus status : answer.getPartitionsList()) {
+            if (status.getPartitionIndex() == partition) {
+                return status;
+            }
+        }
+        return null;
+    }
+}

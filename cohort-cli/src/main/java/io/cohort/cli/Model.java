@@ -1,0 +1,120 @@
+package io.cohort.cli;
+
+import io.cohort.api.v1.ErrorCode;
+import io.cohort.client.Coordinator;
+import io.cohort.client.OffsetAndMetadata;
+import io.cohort.client.TopicPartition;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+
+/**
+ * What the commands gather and print: plain values, filled by {@link Gather} from the client's
+ * answers and turned into text by {@link Render}. A {@code null} field means "not known" and
+ * prints as "-" (table) or {@code null} (JSON).
+ */
+final class Model {
+    private Model() {
+    }
+
+    /** One row of {@code groups list}. */
+    record GroupListing(String groupId, String state, String protocolType) {
+    }
+
+    /**
+     * One group of {@code groups describe}.
+     *
+     * @param coordinator the node that answered for the group; null if it could not be told
+     * @param protocol the selected protocol (DescribeGroups' protocol_data), "" unless Stable
+     * @param leaderId the leader's member id, "" if none
+     */
+    record GroupDescription(String groupId, Coordinator coordinator, String state, String protocolType,
+            String protocol, int generationId, String leaderId, List<Member> members) {
+        GroupDescription {
+            members = List.copyOf(members);
+        }
+    }
+
+    /**
+     * One member of a described group.
+     *
+     * @param instanceId the static instance id; null for a dynamic member
+     * @param assignmentBytes the size of the member's assignment
+     * @param assignment the decoded assignment (protocol type "consumer"); null if not decoded
+     */
+    record Member(String memberId, String instanceId, String clientId, String host, int assignmentBytes,
+            List<TopicPartition> assignment) {
+        Member {
+            assignment = assignment == null ? null : List.copyOf(assignment);
+        }
+    }
+
+    /** The committed offsets of one group (all of them, or those of one topic), ordered by partition. */
+    record GroupOffsets(String groupId, SortedMap<TopicPartition, OffsetAndMetadata> offsets) {
+    }
+
+    /** One row of {@code find-coordinator}. */
+    record GroupCoordinator(String groupId, Coordinator coordinator) {
+    }
+
+    /** The result of deleting one group: NONE, GROUP_ID_NOT_FOUND or NON_EMPTY_GROUP. */
+    record GroupDeletion(String groupId, ErrorCode result) {
+    }
+
+    /** The per-partition results of {@code offsets delete}: NONE or GROUP_SUBSCRIBED_TO_TOPIC. */
+    record OffsetDeletion(String groupId, SortedMap<TopicPartition, ErrorCode> results) {
+    }
+
+    /**
+     * One node of {@code cluster status}.
+     *
+     * @param client the node's client endpoint, host:port
+     * @param raftPort its Raft port, as the answering nodes report it; null if no node answered
+     * @param error why the node did not answer (e.g. the gRPC status); null if it answered
+     */
+    record NodeRow(int nodeId, String client, Integer raftPort, boolean up, String error) {
+    }
+
+    /**
+     * One partition of {@code cluster status}.
+     *
+     * @param leader the node that answered as the partition's leader; null if no answering node leads it
+     * @param leaderReady whether that leader is ready to serve
+     * @param term the leader's term (without a leader: the highest term any node reported)
+     * @param commitIndex the leader's commit index (without a leader: the highest reported)
+     * @param applied each answering node's applied index, by node id; down nodes are absent
+     */
+    record PartitionRow(int partition, Integer leader, boolean leaderReady, long term, long commitIndex,
+            Map<Integer, Long> applied) {
+        PartitionRow {
+            applied = Map.copyOf(applied);
+        }
+    }
+
+    /** The whole of {@code cluster status}. */
+    record ClusterView(List<NodeRow> nodes, List<PartitionRow> partitions) {
+        ClusterView {
+            nodes = List.copyOf(nodes);
+            partitions = List.copyOf(partitions);
+        }
+
+        boolean anyNodeUp() {
+            return nodes.stream().anyMatch(NodeRow::up);
+        }
+
+        /** The partitions that no answering node leads and serves. */
+        List<Integer> partitionsWithoutReadyLeader() {
+            return partitions.stream().filter(p -> p.leader() == null || !p.leaderReady())
+                    .map(PartitionRow::partition).toList();
+        }
+
+        /** At least one node answered, and every partition has a ready leader. */
+        boolean healthy() {
+            return anyNodeUp() && !partitions.isEmpty() && partitionsWithoutReadyLeader().isEmpty();
+        }
+    }
+
+    /** The result of {@code cluster transfer-leader}; previousLeader null if unknown. */
+    record Transfer(int partition, Integer previousLeader, int leader) {
+    }
+}
