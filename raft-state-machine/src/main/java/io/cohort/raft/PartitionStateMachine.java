@@ -37,6 +37,7 @@ import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.util.MD5FileUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -99,15 +100,37 @@ public final class PartitionStateMachine extends BaseStateMachine {
 
     @Override
     public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
-        super.initialize(server, groupId, raftStorage);
-        storage.init(raftStorage);
-        loadLatestSnapshot();
+        // NEW -> STARTING -> RUNNING: Ratis checks the life cycle around snapshot installs (below).
+        getLifeCycle().startAndTransition(() -> {
+            super.initialize(server, groupId, raftStorage);
+            storage.init(raftStorage);
+            loadLatestSnapshot();
+        }, IOException.class);
     }
 
-    /** Called after a snapshot was installed from the leader: load it, replacing the state. */
+    /**
+     * Ratis pauses the state machine before it installs a snapshot from the leader on this
+     * follower, and its updater asserts the state is PAUSED before {@link #reinitialize()}.
+     * BaseStateMachine's pause() does nothing, so without this the assertion killed the
+     * partition's updater thread and closed the replica for good (found by the chaos run, seed
+     * 4242: a follower that fell behind the leader's purged log never caught up again).
+     */
+    @Override
+    public void pause() {
+        if (getLifeCycleState() == LifeCycle.State.RUNNING) {
+            getLifeCycle().transition(LifeCycle.State.PAUSING);
+            getLifeCycle().transition(LifeCycle.State.PAUSED);
+        }
+    }
+
+    /** Called after a snapshot was installed from the leader: load it, replacing the state; run again. */
     @Override
     public void reinitialize() throws IOException {
         loadLatestSnapshot();
+        if (getLifeCycleState() == LifeCycle.State.PAUSED) {
+            getLifeCycle().transition(LifeCycle.State.STARTING);
+            getLifeCycle().transition(LifeCycle.State.RUNNING);
+        }
     }
 
     @Override

@@ -88,4 +88,12 @@ public record RaftTuning(
                 maxBatchCommands, maxBatchBytes, maxInFlightEntries, proposalTimeoutMs, readTimeoutMs,
                 leaderLeaseEnabled, holdMs);
     }
+
+    /** Smaller log segments (and preallocation), so that tests fill and purge closed segments quickly. */
+    public RaftTuning withSegmentSizeMaxBytes(long segmentBytes) {
+        return new RaftTuning(electionTimeoutMinMs, electionTimeoutMaxMs, rpcRequestTimeoutMs, leaderStepDownWaitMs,
+                snapshotEveryEntries, snapshotRetentionFiles, segmentBytes, Math.min(preallocatedBytes, segmentBytes),
+                writeBufferBytes, maxBatchCommands, maxBatchBytes, maxInFlightEntries, proposalTimeoutMs, readTimeoutMs,
+                leaderLeaseEnabled, leaderBalanceHoldMs);
+    }
 }

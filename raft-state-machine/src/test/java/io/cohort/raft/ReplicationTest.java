@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.ratis.util.LifeCycle;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -246,7 +247,9 @@ class ReplicationTest {
 
     @Test
     void aFollowerBehindThePurgedLogIsCaughtUpBySnapshotInstall() throws Exception {
-        RaftTuning snapshotOften = RaftTestCluster.TEST_TUNING.withSnapshotEveryEntries(20).withBatching(1, 1);
+        // Small segments: Ratis purges only closed segments, so 200 entries must span several.
+        RaftTuning snapshotOften = RaftTestCluster.TEST_TUNING.withSnapshotEveryEntries(20).withBatching(1, 1)
+                .withSegmentSizeMaxBytes(4 << 10);
         try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS, snapshotOften)) {
             CohortRaftNode leader = cluster.leaderOf(0);
             int followerId = (leader.nodeId() + 1) % 3;
@@ -258,6 +261,9 @@ class ReplicationTest {
             long leaderLogStart = leader.stateMachine(0).getLatestSnapshot().getIndex();
             assertThat(leaderLogStart).isGreaterThan(150);
 
+            // The leader purged its log: the follower's next entry is gone, only a snapshot can help.
+            await().atMost(Duration.ofSeconds(10)).until(() -> leader.logStartIndex(0) > 100);
+
             cluster.startNode(followerId);
             cluster.awaitReplicasConverged(0);
             CohortRaftNode follower = cluster.node(followerId);
@@ -265,6 +271,15 @@ class ReplicationTest {
                     .isEqualTo(SnapshotCodec.digest(leader.shard(0).snapshot()));
             // The follower's state came from an installed snapshot, not from replaying the log.
             assertThat(follower.stateMachine(0).getLatestSnapshot()).isNotNull();
+            assertThat(follower.stateMachine(0).getLifeCycleState()).isEqualTo(LifeCycle.State.RUNNING);
+
+            // The follower keeps applying after the install (its updater survived it).
+            for (int i = 200; i < 230; i++) {
+                done(leader.submit(0, Commands.simpleCommit("purged", "t" + (i % 7), i % 3, i)));
+            }
+            cluster.awaitReplicasConverged(0);
+            assertThat(SnapshotCodec.digest(follower.shard(0).snapshot()))
+                    .isEqualTo(SnapshotCodec.digest(leader.shard(0).snapshot()));
         }
     }
 
