@@ -108,18 +108,42 @@ class ReplicationTest {
                 cluster.submitToLeader(partition, command);
             }
             for (int p = 0; p < cluster.spec.partitions(); p++) {
-                cluster.awaitReplicasConverged(p);
-                List<String> digests = new ArrayList<>();
-                for (CohortRaftNode node : cluster.runningNodes()) {
-                    digests.add(SnapshotCodec.digest(node.shard(p).snapshot()));
-                }
+                List<String> digests = digestsAtOneIndex(cluster, p);
                 assertThat(digests).as("partition %d", p).hasSize(3).containsOnly(digests.get(0));
                 assertThat(cluster.node(0).shard(p).groupCount()).isPositive();
             }
         }
     }
 
-    @Test
+    /**
+     * Every replica's state digest of {@code partition}, taken while all replicas stood at the same
+     * applied index. The workload's joins arm timers whose expiry the leader proposes later, so the
+     * log can grow while the digests are read; a reading during which any index moved is retried.
+     */
+    private static List<String> digestsAtOneIndex(RaftTestCluster cluster, int partition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        while (true) {
+            cluster.awaitReplicasConverged(partition);
+            List<Long> before = new ArrayList<>();
+            List<String> digests = new ArrayList<>();
+            List<Long> after = new ArrayList<>();
+            for (CohortRaftNode node : cluster.runningNodes()) {
+                before.add(node.stateMachine(partition).lastAppliedIndex());
+                digests.add(SnapshotCodec.digest(node.shard(partition).snapshot()));
+                after.add(node.stateMachine(partition).lastAppliedIndex());
+            }
+            if (before.equals(after) && before.stream().distinct().count() == 1) {
+                return digests;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("replicas of partition " + partition + " never stood still at one index: "
+                        + before + " / " + after);
+            }
+            Thread.sleep(50);
+        }
+    }
+
+        @Test
     void concurrentCommandsAreGroupedIntoFewerEntries() throws Exception {
         try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS)) {
             CohortRaftNode leader = cluster.leaderOf(0);
