@@ -230,8 +230,9 @@ public final class ChaosCheckers {
     }
 
     /**
-     * (d) A member that stayed silent past its session must be fenced: every fence probe's commit
-     * is refused with UNKNOWN_MEMBER_ID or ILLEGAL_GENERATION. A probe whose commit could not reach
+     * (d) A member that stayed silent past its session must be fenced: every fence probe's commit,
+     * sent once the coordinator no longer lists the silent member, is refused with
+     * UNKNOWN_MEMBER_ID or ILLEGAL_GENERATION. A probe never expired within 60 s is a violation too. A probe whose commit could not reach
      * a coordinator is inconclusive (counted in {@code summary}), not a violation.
      */
     public static List<String> fencing(List<Op> ops, Map<String, Integer> summary) {
@@ -244,11 +245,16 @@ public final class ChaosCheckers {
             }
             summary.merge(call.outcome(), 1, Integer::sum);
             if (call.ok()) {
-                violations.add(call.key() + ": a member silent for 3 sessions committed with generation "
+                violations.add(call.key() + ": a member the coordinator had expired committed with generation "
                         + call.generation());
             } else if (call.outcome().equals(Op.FAIL) && !call.detail().equals("UNKNOWN_MEMBER_ID")
                     && !call.detail().equals("ILLEGAL_GENERATION")) {
                 summary.merge("other:" + call.detail(), 1, Integer::sum);
+            }
+        }
+        for (Op op : ops) {
+            if (op.function().equals("probe-not-expired")) {
+                violations.add(op.detail());
             }
         }
         if (fenced == 0) {

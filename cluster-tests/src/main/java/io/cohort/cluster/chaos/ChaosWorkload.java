@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -370,7 +371,7 @@ public final class ChaosWorkload implements AutoCloseable {
 
     /**
      * A member that stops heartbeating (as a paused process would): it joins a fresh group, stays
-     * silent for three session timeouts, then commits with the generation it joined. The
+     * silent until the coordinator has expired it, then commits with the generation it joined. The
      * coordinator must refuse that commit (UNKNOWN_MEMBER_ID or ILLEGAL_GENERATION).
      */
     private final class FenceProbe extends Worker {
@@ -415,9 +416,20 @@ public final class ChaosWorkload implements AutoCloseable {
                 return;
             }
             history.record(name, Op.EVENT, "probe-joined", group, -1, joined.getGenerationId(), joined.getMemberId());
-            // Silent: no heartbeat, no commit, for three sessions (a failover in between re-arms the
-            // session timer on the new leader, which then expires the member a session later).
-            Thread.sleep(3L * sessionMs);
+            // Silent: no heartbeat, no commit. Every leadership change of the group's partition gives
+            // each member a fresh session on the new leader (as a Kafka coordinator does when it loads
+            // a group), so under churn the expiry can come later than one session after the last
+            // call: wait until the coordinator itself (a linearizable DescribeGroups) no longer lists
+            // the member, then commit. That commit must be refused.
+            Thread.sleep(sessionMs);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (stillListed(group, joined.getMemberId())) {
+                if (System.nanoTime() > deadline) {
+                    history.event(name, "probe-not-expired", group + ": still a member 60 s after going silent");
+                    return;
+                }
+                Thread.sleep(sessionMs / 2);
+            }
             OffsetCommitRequest commit = OffsetCommitRequest.newBuilder().setGroupId(group)
                     .setGenerationIdOrMemberEpoch(joined.getGenerationId()).setMemberId(joined.getMemberId())
                     .addTopics(OffsetCommitRequest.Topic.newBuilder().setName("t").addPartitions(
@@ -431,6 +443,15 @@ public final class ChaosWorkload implements AutoCloseable {
                         joined.getGenerationId(), code.name());
             } catch (RuntimeException e) {
                 history.record(name, Op.INFO, "fence-commit", group, 1, joined.getGenerationId(), e.toString());
+            }
+        }
+
+        private boolean stillListed(String group, String memberId) {
+            try {
+                return client.describeGroup(group).map(g -> g.getMembersList().stream()
+                        .anyMatch(m -> m.getMemberId().equals(memberId))).orElse(false);
+            } catch (RuntimeException e) {
+                return true; // unknown: ask again
             }
         }
 
