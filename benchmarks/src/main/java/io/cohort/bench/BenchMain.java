@@ -1,0 +1,257 @@
+package io.cohort.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * The benchmark driver behind scripts/bench.sh: runs the workloads of docs/BENCHMARKS.md against a
+ * fresh 3-node Cohort cluster and, with {@code --vs-kafka}, the same workload in the same run against
+ * a fresh 3-node Kafka 4.4.0 KRaft cluster (one cluster at a time); prints one JSON line per result,
+ * appends it to {@code <out>/bench-<workload>.jsonl}, then prints the Cohort/Kafka ratio table and
+ * writes SVG charts. Exits 1 if any workload failed or lost an acknowledged commit.
+ */
+@Command(name = "bench.sh", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Cohort benchmarks (docs/BENCHMARKS.md), optionally side by side with Apache Kafka.")
+public final class BenchMain implements Callable<Integer> {
+    static final String RUN_ID = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+
+    @Parameters(index = "0", description = "commit | rebalance | failover | scale | all")
+    String workload;
+
+    @Option(names = "--vs-kafka", description = "Also run each workload (but scale) against a 3-node Kafka 4.4.0 KRaft cluster.")
+    boolean vsKafka;
+
+    @Option(names = "--kafka-only", description = "Run only the Kafka side (re-measure the anchor).")
+    boolean kafkaOnly;
+
+    @Option(names = "--quick", description = "Smoke run: 5 s warm-up, 5 s windows, N=10,100, 1 kill, 10,000 scale "
+            + "groups; results go to bench-results/tmp/ unless --out is given.")
+    boolean quick;
+
+    @Option(names = "--warmup-s", description = "JIT warm-up per system and workload before measuring (default 90; quick 5).")
+    Integer warmupS;
+
+    @Option(names = "--measure-s", description = "commit: measured seconds per C (default 20; quick 5).")
+    Integer measureS;
+
+    @Option(names = "--c-warmup-s", description = "commit: seconds of load with each C's fresh committers before its window (default 5; quick 2).")
+    Integer cWarmupS;
+
+    @Option(names = "--cs", description = "commit: committer counts (default 1,8,32).")
+    String cs = "1,8,32";
+
+    @Option(names = "--ns", description = "rebalance: member counts (default 10,100,500; quick 10,100).")
+    String ns;
+
+    @Option(names = "--rebalance-settle-ms", description = "rebalance: pause between the initial join and the extra member (default 2000).")
+    int rebalanceSettleMs = 2000;
+
+    @Option(names = "--rebalance-timeout-s", description = "rebalance: give up on a join after this long (default 180).")
+    int rebalanceTimeoutS = 180;
+
+    @Option(names = "--member-poll-ms", description = "rebalance: each member polls every this many ms (default 100).")
+    long memberPollMs = 100;
+
+    @Option(names = "--kills", description = "failover: SIGKILLs of the Cohort coordinator (default 5; quick 1).")
+    Integer kills;
+
+    @Option(names = "--kafka-kills", description = "failover: SIGKILLs of the Kafka coordinator (default 3; quick 1).")
+    Integer kafkaKills;
+
+    @Option(names = "--failover-committers", description = "failover: committers (default 8).")
+    int failoverCommitters = 8;
+
+    @Option(names = "--pre-kill-s", description = "failover: timeline recorded before each kill (default 5).")
+    int preKillS = 5;
+
+    @Option(names = "--observe-s", description = "failover: longest wait for every committer to commit again (default 60).")
+    int observeS = 60;
+
+    @Option(names = "--kill-settle-s", description = "failover: pause after a restarted node caught up (default 10; quick 2).")
+    Integer killSettleS;
+
+    @Option(names = "--catch-up-timeout-s", description = "failover, scale: longest wait for a restarted node to catch up (default 180).")
+    int catchUpTimeoutS = 180;
+
+    @Option(names = "--groups", description = "scale: groups (default 100000; quick 10000).")
+    Integer groups;
+
+    @Option(names = "--offsets-per-group", description = "scale: committed partitions per group (default 10).")
+    int offsetsPerGroup = 10;
+
+    @Option(names = "--scale-threads", description = "scale: committing threads (default 32).")
+    int scaleThreads = 32;
+
+    @Option(names = "--scale-clients", description = "scale: CohortClients the threads share (default 4).")
+    int scaleClients = 4;
+
+    @Option(names = "--scale-verify", description = "scale: groups read back and checked after the restart (default 1000).")
+    int scaleVerify = 1000;
+
+    @Option(names = "--scale-heap", description = "scale: node heap (default -Xmx1g).")
+    String scaleHeap = "-Xmx1g";
+
+    @Option(names = "--partitions", description = "Cohort offsets partitions (default 3, the node's default).")
+    int partitions = 3;
+
+    @Option(names = "--set", description = "A Cohort node setting, key=value (repeatable), e.g. --set raft.election.timeout.min.ms=300.")
+    List<String> sets = new ArrayList<>();
+
+    @Option(names = "--cohort-jvm-opt", description = "An extra JVM option for every Cohort node (repeatable).")
+    List<String> cohortJvmOpts = new ArrayList<>();
+
+    @Option(names = "--kafka-jvm-opts", description = "The Kafka nodes' JVM options, space-separated (default: "
+            + "kafka-server-start.sh's: -Xmx1g -Xms1g -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 "
+            + "-XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -Djava.awt.headless=true).")
+    String kafkaJvmOpts;
+
+    @Option(names = "--server-jar", description = "The Cohort node jar (default coordinator-server/target/cohort-server.jar).")
+    Path serverJar = Path.of("coordinator-server/target/cohort-server.jar");
+
+    @Option(names = "--kafka-classpath", description = "File holding the Kafka broker class path (default benchmarks/target/kafka.classpath).")
+    Path kafkaClasspath = Path.of("benchmarks/target/kafka.classpath");
+
+    @Option(names = "--work-dir", description = "Where the clusters' files go (default benchmarks/target/bench-runs).")
+    Path workDir = Path.of("benchmarks/target/bench-runs");
+
+    @Option(names = "--out", description = "Where results and charts go (default bench-results; quick: bench-results/tmp).")
+    Path out;
+
+    @Option(names = "--keep", description = "Keep every cluster's data and logs (they are kept anyway when something fails).")
+    boolean keep;
+
+    @Option(names = "--git-rev", description = "The revision measured, for the result lines (bench.sh passes it).")
+    String gitRev = "unknown";
+
+    public static void main(String[] args) {
+        // bench.sh passes --git-rev first; one given on the command line after it wins.
+        int code = new CommandLine(new BenchMain()).setOverwrittenOptionsAllowed(true).execute(args);
+        System.exit(code);
+    }
+
+    private BenchOptions options() {
+        Map<String, String> settings = new LinkedHashMap<>();
+        // The rebalance workload's "initial rebalance delay 0" (Kafka's is set in its server.properties).
+        settings.put("group.initial.rebalance.delay.ms", "0");
+        for (String s : sets) {
+            int eq = s.indexOf('=');
+            if (eq <= 0) {
+                throw new CommandLine.ParameterException(new CommandLine(this), "--set needs key=value, got " + s);
+            }
+            settings.put(s.substring(0, eq), s.substring(eq + 1));
+        }
+        List<String> kafkaArgs = kafkaJvmOpts == null ? KafkaTarget.defaultJvmArgs()
+                : List.of(kafkaJvmOpts.trim().split("\\s+"));
+        return new BenchOptions(serverJar.toAbsolutePath(), workDir.toAbsolutePath(),
+                (out != null ? out : quick ? Path.of("bench-results", "tmp") : Path.of("bench-results")).toAbsolutePath(),
+                kafkaClasspath.toAbsolutePath(), vsKafka, kafkaOnly, quick, keep, gitRev, partitions, settings,
+                List.copyOf(cohortJvmOpts), kafkaArgs,
+                pick(warmupS, 90, 5), pick(measureS, 20, 5), pick(cWarmupS, 5, 2),
+                Machine.intList(cs), Machine.intList(ns != null ? ns : quick ? "10,100" : "10,100,500"),
+                rebalanceSettleMs, rebalanceTimeoutS, memberPollMs,
+                pick(kills, 5, 1), pick(kafkaKills, 3, 1), failoverCommitters, preKillS, observeS, pick(killSettleS, 10, 2), catchUpTimeoutS,
+                pick(groups, 100_000, 10_000), offsetsPerGroup, scaleThreads, scaleClients, scaleVerify, scaleHeap);
+    }
+
+    private int pick(Integer given, int full, int quickDefault) {
+        return given != null ? given : quick ? quickDefault : full;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        List<String> workloads = switch (workload) {
+            case "all" -> List.of(CommitWorkload.NAME, RebalanceWorkload.NAME, FailoverWorkload.NAME, ScaleWorkload.NAME);
+            case "commit", "rebalance", "failover", "scale" -> List.of(workload);
+            default -> throw new CommandLine.ParameterException(new CommandLine(this),
+                    "workload must be commit, rebalance, failover, scale or all; got " + workload);
+        };
+        BenchOptions o = options();
+        if (o.runCohort() && !Files.isRegularFile(o.serverJar())) {
+            throw new IllegalStateException("no Cohort node jar at " + o.serverJar() + ": build it (scripts/bench.sh does)");
+        }
+        if (o.runKafka() && !Files.isRegularFile(o.kafkaClasspath())) {
+            throw new IllegalStateException("no Kafka class path file at " + o.kafkaClasspath()
+                    + ": scripts/bench.sh --vs-kafka resolves it from benchmarks/kafka/pom.xml");
+        }
+        Files.createDirectories(o.workDir());
+        Results results = new Results(o);
+        Machine.log("run " + RUN_ID + (o.quick() ? " (QUICK smoke run: not a measurement)" : "") + ": " + workloads
+                + (o.runKafka() ? (o.runCohort() ? ", cohort and kafka" : ", kafka only") : ", cohort only")
+                + "; load average " + Machine.loadAvg() + "; results -> " + o.outDir());
+        for (String w : workloads) {
+            if (o.runCohort()) {
+                runOne("cohort", w, o, results);
+            }
+            if (o.runKafka() && !w.equals(ScaleWorkload.NAME)) {
+                runOne("kafka", w, o, results);
+            }
+        }
+
+        String table = Ratios.table(results.lines());
+        if (!table.isEmpty()) {
+            String title = "Cohort/Kafka, run " + RUN_ID + (o.quick() ? " (QUICK smoke run: not a measurement)" : "");
+            System.out.println();
+            System.out.println(title);
+            System.out.print(table);
+            Files.writeString(o.outDir().resolve("bench-ratios-" + RUN_ID + ".txt"), title + "\n" + table);
+        }
+        for (Path chart : Charts.write(results.lines(), o.outDir(), RUN_ID, o.quick())) {
+            Machine.log("chart: " + chart);
+        }
+        List<String> failures = results.failures();
+        if (!failures.isEmpty()) {
+            Machine.log(failures.size() + " failure(s):");
+            failures.forEach(f -> Machine.log("  " + f));
+            return 1;
+        }
+        Machine.log("done: " + o.outDir());
+        return 0;
+    }
+
+    private static void runOne(String system, String workload, BenchOptions o, Results results) {
+        Target target = null;
+        long t0 = System.nanoTime();
+        Machine.log("=== " + workload + " on " + system + " ===");
+        try {
+            boolean scale = workload.equals(ScaleWorkload.NAME);
+            target = system.equals("cohort")
+                    ? CohortTarget.start(o, "bench-" + workload, scale ? o.scaleHeap() : "-Xmx512m", Map.of())
+                    : KafkaTarget.start(o, "kafka-" + workload);
+            int failuresBefore = results.failures().size();
+            switch (workload) {
+                case CommitWorkload.NAME -> CommitWorkload.run(target, o, results);
+                case RebalanceWorkload.NAME -> RebalanceWorkload.run(target, o, results);
+                case FailoverWorkload.NAME -> FailoverWorkload.run(target, o, results,
+                        system.equals("cohort") ? o.kills() : o.kafkaKills());
+                case ScaleWorkload.NAME -> ScaleWorkload.run((CohortTarget) target, o, results);
+                default -> throw new IllegalArgumentException(workload);
+            }
+            if (results.failures().size() > failuresBefore) {
+                target.keepFiles();
+            }
+        } catch (Exception | AssertionError e) {
+            String what = e.toString().replace('\n', ' ');
+            results.fail(system, workload, what.length() > 2000 ? what.substring(0, 2000) + " ..." : what);
+            e.printStackTrace();
+            if (target != null) {
+                target.keepFiles();
+            }
+        } finally {
+            if (target != null) {
+                target.close();
+            }
+            Machine.log(String.format("=== %s on %s: %.0f s ===", workload, system, (System.nanoTime() - t0) / 1e9));
+        }
+    }
+}

@@ -1,0 +1,51 @@
+package io.cohort.bench;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/** The settings of one benchmark run, resolved from the command line (see {@link BenchMain}). */
+record BenchOptions(
+        Path serverJar,
+        Path workDir,
+        Path outDir,
+        Path kafkaClasspath,
+        boolean vsKafka,
+        boolean kafkaOnly,
+        boolean quick,
+        boolean keep,
+        String gitRev,
+        int partitions,
+        Map<String, String> cohortSettings,
+        List<String> cohortJvmArgs,
+        List<String> kafkaJvmArgs,
+        int warmupS,
+        int measureS,
+        int cWarmupS,
+        List<Integer> cs,
+        List<Integer> ns,
+        int rebalanceSettleMs,
+        int rebalanceTimeoutS,
+        long memberPollMs,
+        int kills,
+        int kafkaKills,
+        int failoverCommitters,
+        int preKillS,
+        int observeS,
+        int killSettleS,
+        int catchUpTimeoutS,
+        int groups,
+        int offsetsPerGroup,
+        int scaleThreads,
+        int scaleClients,
+        int scaleVerify,
+        String scaleHeap) {
+
+    boolean runCohort() {
+        return !kafkaOnly;
+    }
+
+    boolean runKafka() {
+        return vsKafka || kafkaOnly;
+    }
+}

@@ -1,0 +1,256 @@
+package io.cohort.bench;
+
+import io.cohort.client.CohortClient;
+import io.cohort.client.GroupMember;
+import io.cohort.client.OffsetAndMetadata;
+import io.cohort.client.RebalanceListener;
+import io.cohort.client.TopicPartition;
+import io.cohort.client.assignor.RangeAssignor;
+import io.cohort.cluster.ProcessCluster;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+
+/** A fresh 3-node Cohort cluster of real node JVMs (ProcessCluster) driven through the Java client. */
+final class CohortTarget implements Target {
+    private static final TopicPartition TP = new TopicPartition(COMMIT_TOPIC, 0);
+
+    private final ProcessCluster cluster;
+    private final CohortClient admin;
+    private final String bootstrap;
+    private final List<String> jvmArgs;
+    private final Map<String, String> settings;
+    private final BenchOptions options;
+    private volatile boolean keepFiles;
+
+    private CohortTarget(ProcessCluster cluster, List<String> jvmArgs, Map<String, String> settings,
+            BenchOptions options) {
+        this.cluster = cluster;
+        this.jvmArgs = jvmArgs;
+        this.settings = settings;
+        this.options = options;
+        this.bootstrap = cluster.nodeIds().stream().map(i -> "127.0.0.1:" + cluster.clientPort(i))
+                .collect(Collectors.joining(","));
+        this.admin = CohortClient.builder().bootstrap(bootstrap).clientId("bench-admin").build();
+    }
+
+    /**
+     * Starts 3 nodes with {@code heap} (e.g. -Xmx512m) and the benchmark's JVM options, waits until
+     * every partition is led by its preferred node (leaders spread as in production).
+     */
+    static CohortTarget start(BenchOptions options, String name, String heap, Map<String, String> extraSettings) {
+        Map<String, String> settings = new LinkedHashMap<>(options.cohortSettings());
+        settings.putAll(extraSettings);
+        // ProcessCluster's defaults (C1 only, serial GC) suit tests, not measurements: restore the JVM's
+        // own defaults (C2, G1 on this machine), then the heap and any options given on the command line.
+        List<String> jvmArgs = new ArrayList<>(List.of("-XX:TieredStopAtLevel=4", "-XX:-UseSerialGC", "-XX:+UseG1GC", heap));
+        jvmArgs.addAll(options.cohortJvmArgs());
+        ProcessCluster.Builder builder = ProcessCluster.builder().nodes(3).partitions(options.partitions())
+                .clusterId("cohort-bench").name(name).serverJar(options.serverJar())
+                .baseDir(options.workDir()).startTimeout(Duration.ofSeconds(120))
+                .jvmArgs(jvmArgs.toArray(String[]::new));
+        settings.forEach(builder::set);
+        Machine.log("cohort: starting 3 nodes (" + String.join(" ", jvmArgs) + ", partitions " + options.partitions()
+                + (settings.isEmpty() ? "" : ", " + settings) + ")");
+        ProcessCluster cluster = builder.start();
+        try {
+            cluster.awaitPreferredLeaders(Duration.ofSeconds(120));
+        } catch (RuntimeException | AssertionError e) {
+            cluster.close();
+            throw new IllegalStateException("cohort cluster did not settle its leaders: " + e.getMessage(), e);
+        }
+        Machine.log("cohort: serving at " + cluster.runDir());
+        return new CohortTarget(cluster, jvmArgs, settings, options);
+    }
+
+    ProcessCluster cluster() {
+        return cluster;
+    }
+
+    CohortClient admin() {
+        return admin;
+    }
+
+    String bootstrap() {
+        return bootstrap;
+    }
+
+    @Override
+    public String system() {
+        return "cohort";
+    }
+
+    @Override
+    public Collection<Integer> nodeIds() {
+        return cluster.nodeIds();
+    }
+
+    @Override
+    public List<Long> nodePids() {
+        return cluster.runningNodeIds().stream().map(cluster::pid).toList();
+    }
+
+    CohortClient newClient(String clientId) {
+        return CohortClient.builder().bootstrap(bootstrap).clientId(clientId).build();
+    }
+
+    @Override
+    public Committer committer(String groupId) {
+        CohortClient client = newClient("bench-" + groupId);
+        return new Committer() {
+            @Override
+            public void commit(long offset) {
+                client.commitOffsets(groupId, Map.of(TP, new OffsetAndMetadata(offset)));
+            }
+
+            @Override
+            public void close() {
+                client.close();
+            }
+        };
+    }
+
+    @Override
+    public long fetchCommitted(String groupId) {
+        OffsetAndMetadata committed = admin.fetchOffsets(groupId, List.of(TP)).get(TP);
+        return committed == null ? -1 : committed.offset();
+    }
+
+    @Override
+    public int coordinatorOf(String groupId) {
+        return admin.findCoordinator(groupId).nodeId();
+    }
+
+    @Override
+    public void kill(int nodeId) {
+        cluster.kill(nodeId);
+    }
+
+    @Override
+    public void restartAndCatchUp(int nodeId) {
+        cluster.start(nodeId);
+        cluster.awaitCaughtUp(nodeId, Duration.ofSeconds(options.catchUpTimeoutS()));
+    }
+
+    /**
+     * Leaders move back to their preferred nodes (>= 5 s after an election), so that the next kill
+     * meets the same placement as the first.
+     */
+    @Override
+    public boolean settleAfterRestart() {
+        try {
+            cluster.awaitPreferredLeaders(Duration.ofSeconds(60));
+            return true;
+        } catch (AssertionError e) {
+            Machine.log("cohort: leaders not back on their preferred nodes within 60 s; going on");
+            return false;
+        }
+    }
+
+    @Override
+    public void prepareTopic(String topic, int partitions) {
+        // Cohort keeps no topics: members are given the partition count.
+    }
+
+    @Override
+    public Member member(String groupId, String topic, int partitions, int index, GenerationTracker tracker) {
+        CohortClient client = newClient("bench-member-" + index);
+        AtomicReference<GroupMember> self = new AtomicReference<>();
+        GroupMember member = GroupMember.builder(client, groupId)
+                .subscribe(List.of(topic))
+                .topicMetadata(Map.of(topic, partitions))
+                .assignors(List.of(new RangeAssignor()))
+                // Kafka's consumer defaults, so both systems' members behave alike (Cohort's own
+                // default heartbeat is a third of the session, 15 s).
+                .sessionTimeout(Duration.ofSeconds(45))
+                .heartbeatInterval(Duration.ofSeconds(3))
+                .rebalanceTimeout(Duration.ofMinutes(5))
+                .listener(new RebalanceListener() {
+                    @Override
+                    public void onPartitionsAssigned(Collection<TopicPartition> added) {
+                        GroupMember m = self.get();
+                        tracker.assigned(index, m.generationId(), !m.assignment().isEmpty());
+                    }
+
+                    @Override
+                    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                        tracker.revoked(index);
+                    }
+
+                    @Override
+                    public void onPartitionsLost(Collection<TopicPartition> partitions) {
+                        tracker.revoked(index);
+                    }
+                })
+                .build();
+        self.set(member);
+        long pollMs = options.memberPollMs();
+        return stop -> {
+            try {
+                while (!stop.get()) {
+                    long t0 = System.nanoTime();
+                    member.poll(Duration.ofMillis(pollMs));
+                    // GroupMember.poll returns at once when nothing is to be done (no records to wait
+                    // for, unlike KafkaConsumer.poll): pace the loop like a consumer polling every pollMs.
+                    long left = pollMs - (System.nanoTime() - t0) / 1_000_000;
+                    if (left > 0 && !stop.get()) {
+                        Thread.sleep(left);
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                try {
+                    member.close(Duration.ofSeconds(5));
+                } catch (RuntimeException e) {
+                    // Leaving is not measured.
+                }
+                client.close();
+            }
+        };
+    }
+
+    @Override
+    public Map<String, Object> describe() {
+        Map<String, Object> d = new LinkedHashMap<>();
+        d.put("nodes", cluster.size());
+        d.put("partitions", cluster.partitions());
+        d.put("node_jvm_args", String.join(" ", jvmArgs));
+        if (!settings.isEmpty()) {
+            d.put("settings", new LinkedHashMap<>(settings));
+        }
+        return d;
+    }
+
+    @Override
+    public void keepFiles() {
+        keepFiles = true;
+    }
+
+    /** Every node's data directory (Raft logs and snapshots). */
+    Path dataDir(int nodeId) {
+        return cluster.dataDir(nodeId);
+    }
+
+    @Override
+    public void close() {
+        admin.close();
+        cluster.close();
+        if (!options.keep() && !keepFiles) {
+            try {
+                cluster.deleteFiles();
+            } catch (RuntimeException e) {
+                Machine.log("could not delete " + cluster.runDir() + ": " + e.getMessage());
+            }
+        } else {
+            Machine.log("cohort: files kept in " + cluster.runDir());
+        }
+    }
+}

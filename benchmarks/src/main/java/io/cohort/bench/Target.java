@@ -1,0 +1,83 @@
+package io.cohort.bench;
+
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A running 3-node cluster of one system (Cohort or Kafka), as the workloads see it. Every workload
+ * goes through the system's own client: the Cohort Java client, or Kafka's consumer and admin client.
+ */
+interface Target extends AutoCloseable {
+    /** The topic of the commit and failover workloads: every committer commits its partition 0. */
+    String COMMIT_TOPIC = "bench-topic";
+
+    /** "cohort" or "kafka". */
+    String system();
+
+    /** The node ids, 1..3. */
+    Collection<Integer> nodeIds();
+
+    /** The OS process ids of the running nodes (for the CPU shares of a window). */
+    List<Long> nodePids();
+
+    /** A new committer of {@code groupId} with its own client, as one application process would have. */
+    Committer committer(String groupId);
+
+    /** The committed offset of {@code groupId}'s partition 0 of {@link #COMMIT_TOPIC}, -1 if none; linearizable. */
+    long fetchCommitted(String groupId) throws Exception;
+
+    /** The node coordinating {@code groupId} now. */
+    int coordinatorOf(String groupId) throws Exception;
+
+    /** Facts about the node before it is killed (Kafka: whether it leads the KRaft quorum). */
+    default Map<String, Object> beforeKill(int nodeId) throws Exception {
+        return new LinkedHashMap<>();
+    }
+
+    /** SIGKILL of node {@code nodeId}'s JVM; returns once the process is gone. */
+    void kill(int nodeId) throws Exception;
+
+    /** Starts the node again and waits until it serves and has caught up with the cluster. */
+    void restartAndCatchUp(int nodeId) throws Exception;
+
+    /**
+     * After a restart: waits until the cluster is back in its normal shape (Cohort: every partition
+     * led by its preferred node again); returns false if that did not happen in time.
+     */
+    default boolean settleAfterRestart() throws Exception {
+        return true;
+    }
+
+    /** Creates a topic with {@code partitions} partitions if the system keeps topics (Kafka). */
+    void prepareTopic(String topic, int partitions) throws Exception;
+
+    /** A group member subscribed to {@code topic}; it reports its assignments to {@code tracker} as index {@code index}. */
+    Member member(String groupId, String topic, int partitions, int index, GenerationTracker tracker);
+
+    /** Keeps the cluster's files (logs, data) when it closes: something failed. */
+    void keepFiles();
+
+    /** What the nodes run with, for the result lines. */
+    Map<String, Object> describe();
+
+    @Override
+    void close();
+
+    /** Commits offsets of one group synchronously, generation -1 (a "simple" group, no membership). */
+    interface Committer extends AutoCloseable {
+        /** Commits {@code offset} for partition 0 of {@link #COMMIT_TOPIC}; returns when acknowledged. */
+        void commit(long offset) throws Exception;
+
+        @Override
+        void close();
+    }
+
+    /** A consumer-group member; {@link #run} is its poll loop, on its own thread. */
+    interface Member {
+        /** Polls until {@code stop}, then leaves the group and closes. */
+        void run(AtomicBoolean stop);
+    }
+}

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Benchmarks of docs/BENCHMARKS.md against a fresh local 3-node Cohort cluster (real node JVMs from
+# coordinator-server/target/cohort-server.jar, -Xmx512m each; scale: -Xmx1g) and, with --vs-kafka,
+# the same workload in the same run against a fresh 3-node Apache Kafka 4.4.0 KRaft cluster on
+# loopback (one cluster at a time). How to read the results: docs/BENCHMARKS.md.
+#
+#   scripts/bench.sh commit|rebalance|failover|scale|all [--vs-kafka] [--quick] [options]
+#
+#   commit      C = 1, 8, 32 committers, own group each (generation -1), synchronous commits:
+#               commits_per_s, p50_ms, p99_ms, p999_ms, failed_commits
+#   rebalance   N = 10, 100, 500 members, range assignor, topic of N partitions:
+#               initial_join_ms, join_one_more_ms
+#   failover    8 committers; SIGKILL the watched group's coordinator (5 kills; Kafka 3):
+#               gap_ms, max_stall_any_committer_ms, lost_acked_commits per kill, p50/p99 summary
+#   scale       100,000 groups x 10 offsets on 3 nodes with -Xmx1g (Cohort only): heap_used_mb,
+#               snapshot_bytes, restart_to_serving_ms
+#   all         all four, in that order
+#
+#   --vs-kafka        also run each workload (but scale) against Kafka; prints the Cohort/Kafka table
+#   --kafka-only      only the Kafka side
+#   --quick           smoke run: 5 s warm-up and windows, N = 10,100, 1 kill, 10,000 scale groups;
+#                     results to bench-results/tmp/ (git-ignored). Not a measurement.
+#   --warmup-s S      JIT warm-up before measuring, per system and workload (default 90)
+#   --measure-s S     commit window per C (default 20)      --cs 1,8,32   --ns 10,100,500
+#   --kills K         Cohort kills (default 5)               --kafka-kills K (default 3)
+#   --set key=value   a Cohort node setting (repeatable)     --partitions P (default 3)
+#   --keep            keep every cluster's data and logs (benchmarks/target/bench-runs/)
+#   --help            this text; `scripts/bench.sh all --help` lists every option of the driver
+#
+# Output: one JSON line per result on stdout, appended to bench-results/bench-<workload>.jsonl; then the
+# ratio table (also bench-results/bench-ratios-<run>.txt) and SVG charts (bench-results/
+# commit-latency-<run>.svg, failover-timeline-<run>.svg). Progress goes to stderr. Exit status 1 if a
+# workload failed or an acknowledged commit was lost.
+#
+# Environment:
+#   COHORT_BENCH_BUILD  1 (default): build first (mvn install -DskipTests, then the benchmarks module
+#                       with -Pbench, and with --vs-kafka the Kafka broker class path); 0: use target/ as is
+#   MVN_OPTS_EXTRA      extra Maven options, e.g. -o
+#   COHORT_GIT_REV      the revision to record when this is not a git checkout
+#   BENCH_JAVA_OPTS     the driver JVM's options (default -Xmx1g)
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+usage() {
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"
+  exit "${1:-0}"
+}
+
+die() {
+  echo "bench.sh: $*" >&2
+  exit 2
+}
+
+[[ $# -ge 1 ]] || usage 2
+case "$1" in
+  -h | --help | help) usage 0 ;;
+  commit | rebalance | failover | scale | all) ;;
+  *) die "unknown workload '$1' (commit, rebalance, failover, scale or all; --help for usage)" ;;
+esac
+
+command -v java >/dev/null 2>&1 || die "java not found: install Java 17 or newer"
+java_version=$(java -version 2>&1 | sed -n 's/.* version "\([0-9]*\).*/\1/p' | head -n 1)
+[[ -n "$java_version" && "$java_version" -ge 17 ]] || die "Java 17 or newer is needed (found: ${java_version:-unknown})"
+
+needs_kafka=0
+for arg in "$@"; do
+  case "$arg" in
+    --vs-kafka | --kafka-only) needs_kafka=1 ;;
+  esac
+done
+
+bench_dir=benchmarks/target
+if [[ "${COHORT_BENCH_BUILD:-1}" == 1 ]]; then
+  echo "bench.sh: building (mvn install -DskipTests, then -Pbench benchmarks)..." >&2
+  # Maven's output goes to stderr: stdout carries only the result lines and the table.
+  # shellcheck disable=SC2086 # extra options are several words on purpose
+  mvn -B -q -Dstyle.color=never install -DskipTests -Djacoco.skip=true ${MVN_OPTS_EXTRA:-} >&2
+  # shellcheck disable=SC2086
+  mvn -B -q -Dstyle.color=never -Pbench -pl benchmarks package -Djacoco.skip=true ${MVN_OPTS_EXTRA:-} >&2
+  if [[ "$needs_kafka" == 1 ]]; then
+    echo "bench.sh: resolving the Kafka 4.4.0 broker class path (benchmarks/kafka/pom.xml)..." >&2
+    # shellcheck disable=SC2086
+    mvn -B -q -Dstyle.color=never -f benchmarks/kafka/pom.xml ${MVN_OPTS_EXTRA:-} \
+      org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath \
+      -Dmdep.outputFile="$root/$bench_dir/kafka.classpath" >&2
+  fi
+fi
+
+[[ -f "$bench_dir/cohort-bench.jar" && -f "$bench_dir/bench.classpath" ]] \
+  || die "$bench_dir/cohort-bench.jar is missing: run with COHORT_BENCH_BUILD=1"
+if [[ "$needs_kafka" == 1 && ! -s "$bench_dir/kafka.classpath" ]]; then
+  die "$bench_dir/kafka.classpath is missing: run with COHORT_BENCH_BUILD=1"
+fi
+
+git_rev=${COHORT_GIT_REV:-}
+if [[ -z "$git_rev" ]]; then
+  if git_rev=$(git -C "$root" rev-parse --short HEAD 2>/dev/null); then
+    if [[ -n "$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null)" ]]; then
+      git_rev="$git_rev-dirty"
+    fi
+  else
+    git_rev=unknown
+  fi
+fi
+
+classpath="$root/$bench_dir/cohort-bench.jar:$(cat "$bench_dir/bench.classpath")"
+# shellcheck disable=SC2086 # BENCH_JAVA_OPTS is several words on purpose
+exec java ${BENCH_JAVA_OPTS:--Xmx1g} -cp "$classpath" io.cohort.bench.BenchMain --git-rev "$git_rev" "$@"
