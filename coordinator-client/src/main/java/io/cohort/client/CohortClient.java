@@ -122,7 +122,12 @@ public final class CohortClient implements AutoCloseable {
         return requestTimeout;
     }
 
-    /** How long a call may keep retrying before it gives up. */
+    /** The retry backoff, shared with GroupMember's rejoin loop. */
+    Backoff backoff() {
+        return backoff;
+    }
+
+        /** How long a call may keep retrying before it gives up. */
     public Duration apiTimeout() {
         return apiTimeout;
     }

@@ -787,9 +787,10 @@ public final class GroupMember implements AutoCloseable {
         }
     }
 
+    /** Waits before rejoin attempt {@code attempt} with the client's backoff (one policy for every retry). */
     private void backoff(int attempt) {
         try {
-            Thread.sleep(Math.min(1_000, 50L << Math.min(attempt, 5)));
+            Thread.sleep(client.backoff().delayMs(attempt));
         } catch (InterruptedException e) {
             throw new InterruptException(e);
         }
