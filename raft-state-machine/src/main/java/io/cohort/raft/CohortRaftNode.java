@@ -159,6 +159,7 @@ public final class CohortRaftNode implements AutoCloseable {
         // in production (a snapshot every 10,000 entries), and tests with small snapshot
         // intervals really purge, so followers behind the log really get snapshots installed.
         RaftServerConfigKeys.Log.setPurgeGap(properties, (int) Math.max(1, Math.min(1_024, tuning.snapshotEveryEntries())));
+        RaftServerConfigKeys.Log.setLogMetadataEnabled(properties, tuning.logMetadataEnabled());
         RaftServerConfigKeys.Log.setSegmentSizeMax(properties, SizeInBytes.valueOf(tuning.segmentSizeMaxBytes()));
         RaftServerConfigKeys.Log.setPreallocatedSize(properties, SizeInBytes.valueOf(tuning.preallocatedBytes()));
         RaftServerConfigKeys.Log.setWriteBufferSize(properties, SizeInBytes.valueOf(tuning.writeBufferBytes()));
@@ -451,7 +452,7 @@ public final class CohortRaftNode implements AutoCloseable {
         }
     }
 
-        /** Entries and commands this node proposed for {@code partition} (group-commit efficiency). */
+    /** Entries and commands this node proposed for {@code partition} (group-commit efficiency). */
     public long[] proposalCounts(int partition) {
         return new long[] {proposers[partition].entriesProposed(), proposers[partition].commandsProposed()};
     }

@@ -20,6 +20,8 @@ package io.cohort.raft;
  * @param leaderLeaseEnabled        serve linearizable reads from the leader lease when valid
  * @param leaderBalanceHoldMs       a new leader keeps a partition at least this long before handing it
  *                                  to the partition's preferred node
+ * @param logMetadataEnabled        Ratis writes a metadata entry (the commit index) to the log after
+ *                                  every commit-index advance
  */
 public record RaftTuning(
         int electionTimeoutMinMs,
@@ -37,7 +39,8 @@ public record RaftTuning(
         long proposalTimeoutMs,
         long readTimeoutMs,
         boolean leaderLeaseEnabled,
-        long leaderBalanceHoldMs) {
+        long leaderBalanceHoldMs,
+        boolean logMetadataEnabled) {
 
     public RaftTuning {
         if (electionTimeoutMinMs <= 0 || electionTimeoutMaxMs <= electionTimeoutMinMs) {
@@ -60,33 +63,34 @@ public record RaftTuning(
                 256, 512 << 10, 2,
                 5_000, 5_000,
                 true,
-                5_000);
+                5_000,
+                true);
     }
 
     public RaftTuning withElectionTimeouts(int minMs, int maxMs) {
         return new RaftTuning(minMs, maxMs, rpcRequestTimeoutMs, leaderStepDownWaitMs, snapshotEveryEntries,
                 snapshotRetentionFiles, segmentSizeMaxBytes, preallocatedBytes, writeBufferBytes, maxBatchCommands,
-                maxBatchBytes, maxInFlightEntries, proposalTimeoutMs, readTimeoutMs, leaderLeaseEnabled, leaderBalanceHoldMs);
+                maxBatchBytes, maxInFlightEntries, proposalTimeoutMs, readTimeoutMs, leaderLeaseEnabled, leaderBalanceHoldMs, logMetadataEnabled);
     }
 
     public RaftTuning withSnapshotEveryEntries(long entries) {
         return new RaftTuning(electionTimeoutMinMs, electionTimeoutMaxMs, rpcRequestTimeoutMs, leaderStepDownWaitMs,
                 entries, snapshotRetentionFiles, segmentSizeMaxBytes, preallocatedBytes, writeBufferBytes,
                 maxBatchCommands, maxBatchBytes, maxInFlightEntries, proposalTimeoutMs, readTimeoutMs,
-                leaderLeaseEnabled, leaderBalanceHoldMs);
+                leaderLeaseEnabled, leaderBalanceHoldMs, logMetadataEnabled);
     }
 
     public RaftTuning withBatching(int commands, int inFlight) {
         return new RaftTuning(electionTimeoutMinMs, electionTimeoutMaxMs, rpcRequestTimeoutMs, leaderStepDownWaitMs,
                 snapshotEveryEntries, snapshotRetentionFiles, segmentSizeMaxBytes, preallocatedBytes, writeBufferBytes,
-                commands, maxBatchBytes, inFlight, proposalTimeoutMs, readTimeoutMs, leaderLeaseEnabled, leaderBalanceHoldMs);
+                commands, maxBatchBytes, inFlight, proposalTimeoutMs, readTimeoutMs, leaderLeaseEnabled, leaderBalanceHoldMs, logMetadataEnabled);
     }
 
     public RaftTuning withLeaderBalanceHoldMs(long holdMs) {
         return new RaftTuning(electionTimeoutMinMs, electionTimeoutMaxMs, rpcRequestTimeoutMs, leaderStepDownWaitMs,
                 snapshotEveryEntries, snapshotRetentionFiles, segmentSizeMaxBytes, preallocatedBytes, writeBufferBytes,
                 maxBatchCommands, maxBatchBytes, maxInFlightEntries, proposalTimeoutMs, readTimeoutMs,
-                leaderLeaseEnabled, holdMs);
+                leaderLeaseEnabled, holdMs, logMetadataEnabled);
     }
 
     /** Smaller log segments (and preallocation), so that tests fill and purge closed segments quickly. */
@@ -94,6 +98,13 @@ public record RaftTuning(
         return new RaftTuning(electionTimeoutMinMs, electionTimeoutMaxMs, rpcRequestTimeoutMs, leaderStepDownWaitMs,
                 snapshotEveryEntries, snapshotRetentionFiles, segmentBytes, Math.min(preallocatedBytes, segmentBytes),
                 writeBufferBytes, maxBatchCommands, maxBatchBytes, maxInFlightEntries, proposalTimeoutMs, readTimeoutMs,
-                leaderLeaseEnabled, leaderBalanceHoldMs);
+                leaderLeaseEnabled, leaderBalanceHoldMs, logMetadataEnabled);
+    }
+
+    public RaftTuning withLogMetadata(boolean enabled) {
+        return new RaftTuning(electionTimeoutMinMs, electionTimeoutMaxMs, rpcRequestTimeoutMs, leaderStepDownWaitMs,
+                snapshotEveryEntries, snapshotRetentionFiles, segmentSizeMaxBytes, preallocatedBytes, writeBufferBytes,
+                maxBatchCommands, maxBatchBytes, maxInFlightEntries, proposalTimeoutMs, readTimeoutMs,
+                leaderLeaseEnabled, leaderBalanceHoldMs, enabled);
     }
 }

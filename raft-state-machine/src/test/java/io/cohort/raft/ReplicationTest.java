@@ -307,6 +307,66 @@ class ReplicationTest {
         }
     }
 
+    /**
+     * Chaos seed 4242 (5 nodes): a follower came back with its next entry exactly at the leader's log
+     * start, the entry before it purged and the leader's snapshot further on. Ratis 3.2.2 then had no
+     * "previous" for AppendEntries, its appender died with "Previous TermIndex not found" and the
+     * follower stayed behind for the rest of the term (RATIS-2487, fixed in 3.3.0: the leader installs
+     * its snapshot instead).
+     */
+    @Test
+    void aFollowerWhoseNextEntryIsTheLeadersFirstIsCaughtUp() throws Exception {
+        int snapshotEvery = 30;
+        // Segments smaller than one entry: each entry gets its own segment, so purging up to the
+        // snapshot leaves the log starting exactly at the snapshot's entry. No metadata entries, so
+        // that one commit is one log entry.
+        RaftTuning tuning = RaftTestCluster.TEST_TUNING.withSnapshotEveryEntries(snapshotEvery).withBatching(1, 1)
+                .withSegmentSizeMaxBytes(16).withLogMetadata(false);
+        try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS, tuning)) {
+            CohortRaftNode leader = cluster.leaderOf(0);
+            int i = 0;
+            // Ratis snapshots once `snapshotEvery` entries were applied past the last snapshot (the
+            // first counting from -1). Commit one entry at a time until the next one triggers it.
+            long followerLast;
+            while (true) {
+                var latest = leader.stateMachine(0).getLatestSnapshot();
+                long nextSnapshotAt = (latest == null ? -1 : latest.getIndex()) + snapshotEvery;
+                long applied = leader.stateMachine(0).lastAppliedIndex();
+                if (applied == nextSnapshotAt - 1) {
+                    followerLast = applied;
+                    break;
+                }
+                assertThat(i).as("entries committed looking for the snapshot point").isLessThan(10 * snapshotEvery);
+                done(leader.submit(0, Commands.simpleCommit("edge", "t", 0, i++)));
+            }
+            cluster.awaitReplicasConverged(0);
+            int followerId = (leader.nodeId() + 1) % 3;
+            cluster.stopNode(followerId);
+
+            // The next entry triggers the snapshot, and the purge drops every closed segment, i.e.
+            // everything before that entry: the leader's log starts at the follower's next entry, and
+            // the entry before it is neither in the log nor the snapshot's.
+            done(leader.submit(0, Commands.simpleCommit("edge", "t", 0, i++)));
+            long expectedStart = followerLast + 1;
+            await().atMost(Duration.ofSeconds(10)).until(() -> leader.logStartIndex(0) == expectedStart);
+            assertThat(leader.stateMachine(0).getLatestSnapshot().getIndex()).isEqualTo(followerLast + 1);
+
+            cluster.startNode(followerId);
+            cluster.awaitReplicasConverged(0);
+            CohortRaftNode follower = cluster.node(followerId);
+            assertThat(SnapshotCodec.digest(follower.shard(0).snapshot()))
+                    .isEqualTo(SnapshotCodec.digest(leader.shard(0).snapshot()));
+            // And it keeps up afterwards.
+            for (int n = 0; n < 5; n++) {
+                done(leader.submit(0, Commands.simpleCommit("edge", "t", 0, i++)));
+            }
+            cluster.awaitReplicasConverged(0);
+            OffsetFetchResponse local = follower.read(0, false,
+                    shard -> shard.fetchOffsets("edge", Map.of("t", List.of(0)))).get(20, TimeUnit.SECONDS);
+            assertThat(local.topics().get(0).partitions().get(0).offset()).isEqualTo(i - 1);
+        }
+    }
+
     @Test
     void restartingEveryNodeRecoversEveryAcknowledgedCommit() throws Exception {
         Map<String, Long> acknowledged = new HashMap<>();
