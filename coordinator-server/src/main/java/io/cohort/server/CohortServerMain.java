@@ -1,6 +1,7 @@
 package io.cohort.server;
 
 import io.cohort.raft.ClusterMetadata;
+import io.cohort.raft.CommonPoolParallelism;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -28,7 +29,8 @@ import picocli.CommandLine.Option;
                 + "/metrics over HTTP.", "", "Settings come from --config, then --set, then the options below "
                 + "(later wins). Keys: " + "node.id, cluster.id, peers, data.dir, log.dir, offsets.partitions, "
                 + "metrics.port, raft.election.timeout.min.ms, raft.election.timeout.max.ms, "
-                + "raft.snapshot.every.entries, group.min.session.timeout.ms, group.max.session.timeout.ms, "
+                + "raft.snapshot.every.entries, raft.batch.max.commands, raft.batch.max.inflight.entries, "
+                + "raft.log.metadata.enabled, group.min.session.timeout.ms, group.max.session.timeout.ms, "
                 + "group.initial.rebalance.delay.ms, group.max.size, offsets.retention.minutes, "
                 + "offsets.retention.check.interval.ms, offset.metadata.max.bytes (docs/OPERATIONS.md)."})
 public final class CohortServerMain {
@@ -71,6 +73,11 @@ public final class CohortServerMain {
 
     /** The outcome of {@link #launch}: a running server, or the exit code of a failed start. */
     public record Launch(int exitCode, CohortServer server) {
+    }
+
+    static {
+        // Before anything loads CompletableFuture (see CommonPoolParallelism).
+        CommonPoolParallelism.ensure();
     }
 
     public static void main(String[] args) throws InterruptedException {

@@ -132,6 +132,11 @@ public final class CohortRaftNode implements AutoCloseable {
     public static CohortRaftNode start(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning,
                                        PartitionListener listener) throws IOException {
         ClusterMetadata.writeOrVerify(dataDir, nodeId, spec);
+        if (CommonPoolParallelism.threadPerTask()) {
+            LOG.warn("the common ForkJoinPool has parallelism {}: Ratis will start a thread per append; set -D{}={}",
+                    java.util.concurrent.ForkJoinPool.getCommonPoolParallelism(), CommonPoolParallelism.PROPERTY,
+                    CommonPoolParallelism.MIN);
+        }
         CohortRaftNode node = new CohortRaftNode(nodeId, spec, dataDir, tuning, listener);
         node.server.start();
         node.addMissingGroups();
