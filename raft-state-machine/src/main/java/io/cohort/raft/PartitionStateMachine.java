@@ -20,6 +20,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
@@ -195,6 +196,8 @@ public final class PartitionStateMachine extends BaseStateMachine {
         if (last == null || last.getIndex() < 0) {
             return RaftLogIndex.INVALID;
         }
+        // Wall time for the operator's log only: it never reaches the replicated state.
+        long startNanos = System.nanoTime();
         File snapshotFile = storage.getSnapshotFile(last.getTerm(), last.getIndex());
         Path temp = snapshotFile.toPath().resolveSibling(snapshotFile.getName() + ".tmp");
         try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(temp), 1 << 16)) {
@@ -203,8 +206,9 @@ public final class PartitionStateMachine extends BaseStateMachine {
         Files.move(temp, snapshotFile.toPath(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(snapshotFile);
         storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(snapshotFile.toPath(), md5), last));
-        LOG.info("partition {}: snapshot at {} ({} groups, {} offsets, {} bytes)", partition, last,
-                shard.groupCount(), shard.offsetCount(), Files.size(snapshotFile.toPath()));
+        LOG.info("partition {}: snapshot at {} ({} groups, {} offsets, {} bytes) in {} ms", partition, last,
+                shard.groupCount(), shard.offsetCount(), Files.size(snapshotFile.toPath()),
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
         return last.getIndex();
     }
 
