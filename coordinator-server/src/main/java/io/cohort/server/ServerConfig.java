@@ -51,6 +51,9 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
     public static final String ELECTION_TIMEOUT_MIN_MS = "raft.election.timeout.min.ms";
     public static final String ELECTION_TIMEOUT_MAX_MS = "raft.election.timeout.max.ms";
     public static final String SNAPSHOT_EVERY_ENTRIES = "raft.snapshot.every.entries";
+    public static final String BATCH_MAX_COMMANDS = "raft.batch.max.commands";
+    public static final String BATCH_MAX_IN_FLIGHT_ENTRIES = "raft.batch.max.inflight.entries";
+    public static final String LOG_METADATA_ENABLED = "raft.log.metadata.enabled";
     public static final String MIN_SESSION_TIMEOUT_MS = "group.min.session.timeout.ms";
     public static final String MAX_SESSION_TIMEOUT_MS = "group.max.session.timeout.ms";
     public static final String INITIAL_REBALANCE_DELAY_MS = "group.initial.rebalance.delay.ms";
@@ -62,6 +65,7 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
     /** Every key a node accepts, in documentation order. */
     public static final List<String> KEYS = List.of(NODE_ID, CLUSTER_ID, PEERS, DATA_DIR, LOG_DIR, PARTITIONS,
             METRICS_PORT, ELECTION_TIMEOUT_MIN_MS, ELECTION_TIMEOUT_MAX_MS, SNAPSHOT_EVERY_ENTRIES,
+            BATCH_MAX_COMMANDS, BATCH_MAX_IN_FLIGHT_ENTRIES, LOG_METADATA_ENABLED,
             MIN_SESSION_TIMEOUT_MS, MAX_SESSION_TIMEOUT_MS, INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE,
             OFFSETS_RETENTION_MINUTES, OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES);
 
@@ -94,6 +98,9 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
         out.put(ELECTION_TIMEOUT_MIN_MS, Integer.toString(raftTuning.electionTimeoutMinMs()));
         out.put(ELECTION_TIMEOUT_MAX_MS, Integer.toString(raftTuning.electionTimeoutMaxMs()));
         out.put(SNAPSHOT_EVERY_ENTRIES, Long.toString(raftTuning.snapshotEveryEntries()));
+        out.put(BATCH_MAX_COMMANDS, Integer.toString(raftTuning.maxBatchCommands()));
+        out.put(BATCH_MAX_IN_FLIGHT_ENTRIES, Integer.toString(raftTuning.maxInFlightEntries()));
+        out.put(LOG_METADATA_ENABLED, Boolean.toString(raftTuning.logMetadataEnabled()));
         out.put(MIN_SESSION_TIMEOUT_MS, Integer.toString(groupConfig.minSessionTimeoutMs()));
         out.put(MAX_SESSION_TIMEOUT_MS, Integer.toString(groupConfig.maxSessionTimeoutMs()));
         out.put(INITIAL_REBALANCE_DELAY_MS, Integer.toString(groupConfig.initialRebalanceDelayMs()));
@@ -198,7 +205,11 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
                         + source(ELECTION_TIMEOUT_MIN_MS) + ")");
             }
             long snapshotEvery = longValue(SNAPSHOT_EVERY_ENTRIES, defaults.snapshotEveryEntries(), 1, Long.MAX_VALUE);
-            return defaults.withElectionTimeouts(minMs, maxMs).withSnapshotEveryEntries(snapshotEvery);
+            int batchCommands = intValue(BATCH_MAX_COMMANDS, defaults.maxBatchCommands(), 1, 65_536);
+            int inFlight = intValue(BATCH_MAX_IN_FLIGHT_ENTRIES, defaults.maxInFlightEntries(), 1, 1_024);
+            boolean logMetadata = booleanValue(LOG_METADATA_ENABLED, defaults.logMetadataEnabled());
+            return defaults.withElectionTimeouts(minMs, maxMs).withSnapshotEveryEntries(snapshotEvery)
+                    .withBatching(batchCommands, inFlight).withLogMetadata(logMetadata);
         }
 
         private GroupConfig groupConfig() {
@@ -302,6 +313,18 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
                         + "=N in the config file); node ids are 1..N as in " + PEERS);
             }
             return intValue(key, 0, min, max);
+        }
+
+        private boolean booleanValue(String key, boolean defaultValue) {
+            String text = values.get(key);
+            if (text == null) {
+                return defaultValue;
+            }
+            return switch (text.trim().toLowerCase(java.util.Locale.ROOT)) {
+                case "true" -> true;
+                case "false" -> false;
+                default -> throw invalid(key, "expected true or false");
+            };
         }
 
         private int intValue(String key, int defaultValue, int min, int max) {

@@ -53,6 +53,9 @@ class ServerConfigTest {
                 "raft.election.timeout.min.ms=1000",
                 "raft.election.timeout.max.ms=2000",
                 "raft.snapshot.every.entries=500",
+                "raft.batch.max.commands=64",
+                "raft.batch.max.inflight.entries=4",
+                "raft.log.metadata.enabled=false",
                 "group.min.session.timeout.ms=1000",
                 "group.max.session.timeout.ms=60000",
                 "group.initial.rebalance.delay.ms=0",
@@ -75,7 +78,8 @@ class ServerConfigTest {
         assertThat(config.partitions()).isEqualTo(24);
         assertThat(config.metricsPort()).isEqualTo(9300);
         assertThat(config.raftTuning()).isEqualTo(
-                RaftTuning.defaults().withElectionTimeouts(1000, 2000).withSnapshotEveryEntries(500));
+                RaftTuning.defaults().withElectionTimeouts(1000, 2000).withSnapshotEveryEntries(500)
+                        .withBatching(64, 4).withLogMetadata(false));
         assertThat(config.groupConfig()).isEqualTo(new GroupConfig(1000, 60000, 0, 7,
                 GroupConfig.NEW_MEMBER_JOIN_TIMEOUT_MS, 3_600_000L, 30_000L, 100));
     }
@@ -86,6 +90,13 @@ class ServerConfigTest {
         assertThat(config.groupConfig().offsetsRetentionMs()).isEqualTo(7L * 24 * 60 * 60 * 1000);
         assertThat(config.describe()).containsEntry("offsets.retention.minutes", "10080")
                 .containsEntry("offsets.partitions", "3");
+    }
+
+    @Test
+    void testABooleanSettingMustBeTrueOrFalse() {
+        assertThatThrownBy(() -> ServerConfig.of(Map.of("node.id", "1", "raft.log.metadata.enabled", "yes")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("invalid raft.log.metadata.enabled 'yes' (from the settings): expected true or false");
     }
 
     @Test
