@@ -23,7 +23,7 @@
 #   --warmup-s S      JIT warm-up before measuring, per system and workload (default 90)
 #   --measure-s S     commit window per C (default 20)      --cs 1,8,32   --ns 10,100,500
 #   --kills K         Cohort kills (default 5)               --kafka-kills K (default 3)
-#   --set key=value   a Cohort node setting (repeatable)     --partitions P (default 3)
+#   --set key=value   a Cohort node setting (repeatable)     --partitions P (default 1)
 #   --keep            keep every cluster's data and logs (benchmarks/target/bench-runs/)
 #   --help            this text; `scripts/bench.sh all --help` lists every option of the driver
 #

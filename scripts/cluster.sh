@@ -240,7 +240,7 @@ cmd_up() {
     fi
   else
     NODES=$nodes
-    PARTITIONS=${partitions:-3}
+    PARTITIONS=${partitions:-1}
     mkdir -p "$data_dir"
     printf 'NODES=%s\nPARTITIONS=%s\n' "$NODES" "$PARTITIONS" >"$cluster_env"
   fi

@@ -102,8 +102,8 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--scale-heap", description = "scale: node heap (default -Xmx1g).")
     String scaleHeap = "-Xmx1g";
 
-    @Option(names = "--partitions", description = "Cohort offsets partitions (default 3, the node's default).")
-    int partitions = 3;
+    @Option(names = "--partitions", description = "Cohort offsets partitions (default 1, the node's default).")
+    int partitions = 1;
 
     @Option(names = "--set", description = "A Cohort node setting, key=value (repeatable), e.g. --set raft.election.timeout.min.ms=300.")
     List<String> sets = new ArrayList<>();

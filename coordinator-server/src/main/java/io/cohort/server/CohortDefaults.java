@@ -11,12 +11,13 @@ public final class CohortDefaults {
     /** The default cluster id; Raft group ids derive from it, so two clusters never share one. */
     public static final String CLUSTER_ID = "cohort";
     /**
-     * The default number of offsets partitions (Raft groups): one leader per node of a 3-node cluster.
-     * Measured on 2 cores under full load (docs/OPERATIONS.md): P = 3 failed over fastest and kept the
-     * lowest latency among the settings without leader churn; each extra Raft group costs threads,
-     * heartbeats, fsyncs and batching efficiency. Larger machines and clusters should choose P >= N.
+     * The default number of offsets partitions (Raft groups). One: a partition is the unit of group
+     * commit, and every Raft group costs its own threads, heartbeats and fsyncs on every node. On
+     * 2 cores (docs/BENCHMARKS.md, "Tuning") P = 1 commits 3.1x (C=32) and 3.4x (C=8) more offsets per
+     * second than P = 3, whose three leaders each batched a third of the load. Clusters whose nodes
+     * have cores to spare can choose P >= N to spread the leaders' work.
      */
-    public static final int PARTITIONS = 3;
+    public static final int PARTITIONS = 1;
     /** The most partitions a node accepts: each is a Raft group with its own buffers and threads. */
     public static final int MAX_PARTITIONS = 1_000;
     public static final String HOST = "127.0.0.1";

@@ -32,10 +32,10 @@ class ServerConfigTest {
         assertThat(config.metricsPort()).isEqualTo(7302);
         assertThat(config.dataDir()).isEqualTo(Path.of("data/node-2"));
         assertThat(config.logDir()).isEqualTo(Path.of("logs"));
-        assertThat(config.partitions()).isEqualTo(CohortDefaults.PARTITIONS).isEqualTo(3);
+        assertThat(config.partitions()).isEqualTo(CohortDefaults.PARTITIONS).isEqualTo(1);
         assertThat(config.raftTuning()).isEqualTo(RaftTuning.defaults());
         assertThat(config.groupConfig()).isEqualTo(GroupConfig.defaults());
-        assertThat(config.clusterSpec().partitions()).isEqualTo(3);
+        assertThat(config.clusterSpec().partitions()).isEqualTo(1);
     }
 
     @Test
@@ -89,7 +89,7 @@ class ServerConfigTest {
         ServerConfig config = ServerConfig.of(Map.of("node.id", "1"));
         assertThat(config.groupConfig().offsetsRetentionMs()).isEqualTo(7L * 24 * 60 * 60 * 1000);
         assertThat(config.describe()).containsEntry("offsets.retention.minutes", "10080")
-                .containsEntry("offsets.partitions", "3");
+                .containsEntry("offsets.partitions", "1");
     }
 
     @Test
