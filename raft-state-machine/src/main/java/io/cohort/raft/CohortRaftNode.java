@@ -361,6 +361,21 @@ public final class CohortRaftNode implements AutoCloseable {
         if (refusal != null) {
             return CompletableFuture.failedFuture(refusal);
         }
+        return raftRead(partition, read);
+    }
+
+    /**
+     * A linearizable read of {@code partition} on this replica, leader or follower: a follower asks
+     * the leader for its commit index (Ratis's read index) and answers once it has applied that far.
+     * For reads that may be served by any node (ListGroups), so a group committed on the leader is
+     * never missing from the answer of a lagging follower.
+     */
+    public <T> CompletableFuture<T> readAnyReplica(int partition, Function<GroupCoordinatorShard, T> read) {
+        return raftRead(partition, read);
+    }
+
+    private <T> CompletableFuture<T> raftRead(int partition, Function<GroupCoordinatorShard, T> read) {
+        GroupCoordinatorShard shard = stateMachines[partition].shard();
         CompletableFuture<T> result = new CompletableFuture<>();
         PartitionStateMachine stateMachine = stateMachines[partition];
         Message message = stateMachine.registerRead(() -> {

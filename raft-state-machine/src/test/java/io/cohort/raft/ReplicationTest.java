@@ -368,6 +368,20 @@ class ReplicationTest {
     }
 
     @Test
+    void aFollowersLinearizableReadSeesEveryCommitAcknowledgedBeforeIt() throws Exception {
+        try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS)) {
+            CohortRaftNode leader = cluster.leaderOf(0);
+            CohortRaftNode follower = cluster.node((leader.nodeId() + 1) % 3);
+            for (int i = 0; i < 100; i++) {
+                done(leader.submit(0, Commands.simpleCommit("follower-read", "t", 0, i)));
+                OffsetFetchResponse read = follower.readAnyReplica(0,
+                        shard -> shard.fetchOffsets("follower-read", Map.of("t", List.of(0)))).get(20, TimeUnit.SECONDS);
+                assertThat(read.topics().get(0).partitions().get(0).offset()).as("after commit %d", i).isEqualTo(i);
+            }
+        }
+    }
+
+    @Test
     void restartingEveryNodeRecoversEveryAcknowledgedCommit() throws Exception {
         Map<String, Long> acknowledged = new HashMap<>();
         RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 2, GROUPS,

@@ -485,8 +485,9 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
     }
 
     /**
-     * Lists the groups of every partition from this node's own replicas (local reads), so one call to
-     * any node lists every group of the cluster, as of what that node has applied. This departs from
+     * Lists the groups of every partition from this node's own replicas, so one call to any node lists
+     * every group of the cluster. The reads are linearizable (a follower first learns the leader's
+     * commit index), so a group committed before the call is always listed. This departs from
      * Kafka's broker-local list (only the partitions the broker leads), which needs a client to ask
      * every node and merge; Cohort can do better because every node holds every partition.
      */
@@ -503,7 +504,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
             }
             List<ListedGroup> groups = new ArrayList<>();
             for (int partition = 0; partition < node.partitions(); partition++) {
-                groups.addAll(node.read(partition, false,
+                groups.addAll(node.readAnyReplica(partition,
                         shard -> shard.listGroups(request.getStatesFilterList(), request.getTypesFilterList())).join());
             }
             groups.sort(Comparator.comparing(ListedGroup::groupId));
