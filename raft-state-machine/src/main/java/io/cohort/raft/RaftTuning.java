@@ -56,12 +56,12 @@ public record RaftTuning(
     /** The defaults; see docs/OPERATIONS.md ("Raft settings") for why each value. */
     public static RaftTuning defaults() {
         return new RaftTuning(
-                300, 600,
+                200, 400,
                 3_000,
                 1_000,
                 10_000, 2,
                 32L << 20, 1L << 20, 1L << 20,
-                256, 512 << 10, 2,
+                256, 512 << 10, 1,
                 5_000, 5_000,
                 true,
                 5_000,
