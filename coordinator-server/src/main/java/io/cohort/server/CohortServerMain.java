@@ -30,7 +30,8 @@ import picocli.CommandLine.Option;
                 + "(later wins). Keys: " + "node.id, cluster.id, peers, data.dir, log.dir, offsets.partitions, "
                 + "metrics.port, raft.election.timeout.min.ms, raft.election.timeout.max.ms, "
                 + "raft.snapshot.every.entries, raft.batch.max.commands, raft.batch.max.inflight.entries, "
-                + "raft.log.metadata.enabled, group.min.session.timeout.ms, group.max.session.timeout.ms, "
+                + "raft.log.metadata.enabled, raft.appender.wait.min.ms, group.min.session.timeout.ms, "
+                + "group.max.session.timeout.ms, "
                 + "group.initial.rebalance.delay.ms, group.max.size, offsets.retention.minutes, "
                 + "offsets.retention.check.interval.ms, offset.metadata.max.bytes (docs/OPERATIONS.md)."})
 public final class CohortServerMain {

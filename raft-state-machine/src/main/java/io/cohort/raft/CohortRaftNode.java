@@ -165,6 +165,7 @@ public final class CohortRaftNode implements AutoCloseable {
         // intervals really purge, so followers behind the log really get snapshots installed.
         RaftServerConfigKeys.Log.setPurgeGap(properties, (int) Math.max(1, Math.min(1_024, tuning.snapshotEveryEntries())));
         RaftServerConfigKeys.Log.setLogMetadataEnabled(properties, tuning.logMetadataEnabled());
+        RaftServerConfigKeys.Log.Appender.setWaitTimeMin(properties, millis(tuning.appenderWaitMinMs()));
         RaftServerConfigKeys.Log.setSegmentSizeMax(properties, SizeInBytes.valueOf(tuning.segmentSizeMaxBytes()));
         RaftServerConfigKeys.Log.setPreallocatedSize(properties, SizeInBytes.valueOf(tuning.preallocatedBytes()));
         RaftServerConfigKeys.Log.setWriteBufferSize(properties, SizeInBytes.valueOf(tuning.writeBufferBytes()));

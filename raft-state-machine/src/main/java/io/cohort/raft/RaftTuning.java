@@ -23,6 +23,9 @@ package io.cohort.raft;
  * @param logMetadataEnabled        Ratis writes a metadata entry (the commit index) to the log after
  *                                  every commit-index advance. Off: it doubled the log writes of a
  *                                  lightly loaded partition, and Raft needs no persisted commit index
+ * @param appenderWaitMinMs         Ratis's least time between two AppendEntries sends to one follower
+ *                                  ({@code raft.server.log.appender.wait-time.min}); an entry ready
+ *                                  sooner waits for it
  */
 public record RaftTuning(
         int electionTimeoutMinMs,
@@ -41,12 +44,16 @@ public record RaftTuning(
         long readTimeoutMs,
         boolean leaderLeaseEnabled,
         long leaderBalanceHoldMs,
-        boolean logMetadataEnabled) {
+        boolean logMetadataEnabled,
+        int appenderWaitMinMs) {
 
     public RaftTuning {
         if (electionTimeoutMinMs <= 0 || electionTimeoutMaxMs <= electionTimeoutMinMs) {
             throw new IllegalArgumentException("election timeout must be 0 < min < max, got "
                     + electionTimeoutMinMs + ".." + electionTimeoutMaxMs);
+        }
+        if (appenderWaitMinMs < 0) {
+            throw new IllegalArgumentException("appender wait must be >= 0, got " + appenderWaitMinMs);
         }
         if (maxBatchCommands < 1 || maxInFlightEntries < 1 || maxBatchBytes < 1) {
             throw new IllegalArgumentException("batch limits must be positive");
@@ -65,33 +72,34 @@ public record RaftTuning(
                 5_000, 5_000,
                 true,
                 5_000,
-                false);
+                false,
+                1);
     }
 
     public RaftTuning withElectionTimeouts(int minMs, int maxMs) {
         return new RaftTuning(minMs, maxMs, rpcRequestTimeoutMs, leaderStepDownWaitMs, snapshotEveryEntries,
                 snapshotRetentionFiles, segmentSizeMaxBytes, preallocatedBytes, writeBufferBytes, maxBatchCommands,
-                maxBatchBytes, maxInFlightEntries, proposalTimeoutMs, readTimeoutMs, leaderLeaseEnabled, leaderBalanceHoldMs, logMetadataEnabled);
+                maxBatchBytes, maxInFlightEntries, proposalTimeoutMs, readTimeoutMs, leaderLeaseEnabled, leaderBalanceHoldMs, logMetadataEnabled, appenderWaitMinMs);
     }
 
     public RaftTuning withSnapshotEveryEntries(long entries) {
         return new RaftTuning(electionTimeoutMinMs, electionTimeoutMaxMs, rpcRequestTimeoutMs, leaderStepDownWaitMs,
                 entries, snapshotRetentionFiles, segmentSizeMaxBytes, preallocatedBytes, writeBufferBytes,
                 maxBatchCommands, maxBatchBytes, maxInFlightEntries, proposalTimeoutMs, readTimeoutMs,
-                leaderLeaseEnabled, leaderBalanceHoldMs, logMetadataEnabled);
+                leaderLeaseEnabled, leaderBalanceHoldMs, logMetadataEnabled, appenderWaitMinMs);
     }
 
     public RaftTuning withBatching(int commands, int inFlight) {
         return new RaftTuning(electionTimeoutMinMs, electionTimeoutMaxMs, rpcRequestTimeoutMs, leaderStepDownWaitMs,
                 snapshotEveryEntries, snapshotRetentionFiles, segmentSizeMaxBytes, preallocatedBytes, writeBufferBytes,
-                commands, maxBatchBytes, inFlight, proposalTimeoutMs, readTimeoutMs, leaderLeaseEnabled, leaderBalanceHoldMs, logMetadataEnabled);
+                commands, maxBatchBytes, inFlight, proposalTimeoutMs, readTimeoutMs, leaderLeaseEnabled, leaderBalanceHoldMs, logMetadataEnabled, appenderWaitMinMs);
     }
 
     public RaftTuning withLeaderBalanceHoldMs(long holdMs) {
         return new RaftTuning(electionTimeoutMinMs, electionTimeoutMaxMs, rpcRequestTimeoutMs, leaderStepDownWaitMs,
                 snapshotEveryEntries, snapshotRetentionFiles, segmentSizeMaxBytes, preallocatedBytes, writeBufferBytes,
                 maxBatchCommands, maxBatchBytes, maxInFlightEntries, proposalTimeoutMs, readTimeoutMs,
-                leaderLeaseEnabled, holdMs, logMetadataEnabled);
+                leaderLeaseEnabled, holdMs, logMetadataEnabled, appenderWaitMinMs);
     }
 
     /** Smaller log segments (and preallocation), so that tests fill and purge closed segments quickly. */
@@ -99,13 +107,20 @@ public record RaftTuning(
         return new RaftTuning(electionTimeoutMinMs, electionTimeoutMaxMs, rpcRequestTimeoutMs, leaderStepDownWaitMs,
                 snapshotEveryEntries, snapshotRetentionFiles, segmentBytes, Math.min(preallocatedBytes, segmentBytes),
                 writeBufferBytes, maxBatchCommands, maxBatchBytes, maxInFlightEntries, proposalTimeoutMs, readTimeoutMs,
-                leaderLeaseEnabled, leaderBalanceHoldMs, logMetadataEnabled);
+                leaderLeaseEnabled, leaderBalanceHoldMs, logMetadataEnabled, appenderWaitMinMs);
     }
 
     public RaftTuning withLogMetadata(boolean enabled) {
         return new RaftTuning(electionTimeoutMinMs, electionTimeoutMaxMs, rpcRequestTimeoutMs, leaderStepDownWaitMs,
                 snapshotEveryEntries, snapshotRetentionFiles, segmentSizeMaxBytes, preallocatedBytes, writeBufferBytes,
                 maxBatchCommands, maxBatchBytes, maxInFlightEntries, proposalTimeoutMs, readTimeoutMs,
-                leaderLeaseEnabled, leaderBalanceHoldMs, enabled);
+                leaderLeaseEnabled, leaderBalanceHoldMs, enabled, appenderWaitMinMs);
+    }
+
+    public RaftTuning withAppenderWaitMinMs(int waitMs) {
+        return new RaftTuning(electionTimeoutMinMs, electionTimeoutMaxMs, rpcRequestTimeoutMs, leaderStepDownWaitMs,
+                snapshotEveryEntries, snapshotRetentionFiles, segmentSizeMaxBytes, preallocatedBytes, writeBufferBytes,
+                maxBatchCommands, maxBatchBytes, maxInFlightEntries, proposalTimeoutMs, readTimeoutMs,
+                leaderLeaseEnabled, leaderBalanceHoldMs, logMetadataEnabled, waitMs);
     }
 }
