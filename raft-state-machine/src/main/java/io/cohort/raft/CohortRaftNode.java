@@ -362,7 +362,7 @@ public final class CohortRaftNode implements AutoCloseable {
         if (refusal != null) {
             return CompletableFuture.failedFuture(refusal);
         }
-        return raftRead(partition, read);
+        return readAnyReplica(partition, read);
     }
 
     /**
@@ -372,10 +372,6 @@ public final class CohortRaftNode implements AutoCloseable {
      * never missing from the answer of a lagging follower.
      */
     public <T> CompletableFuture<T> readAnyReplica(int partition, Function<GroupCoordinatorShard, T> read) {
-        return raftRead(partition, read);
-    }
-
-    private <T> CompletableFuture<T> raftRead(int partition, Function<GroupCoordinatorShard, T> read) {
         GroupCoordinatorShard shard = stateMachines[partition].shard();
         CompletableFuture<T> result = new CompletableFuture<>();
         PartitionStateMachine stateMachine = stateMachines[partition];
