@@ -55,6 +55,7 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
     public static final String BATCH_MAX_IN_FLIGHT_ENTRIES = "raft.batch.max.inflight.entries";
     public static final String LOG_METADATA_ENABLED = "raft.log.metadata.enabled";
     public static final String APPENDER_WAIT_MIN_MS = "raft.appender.wait.min.ms";
+    public static final String BATCH_LINGER_MAX_US = "raft.batch.linger.max.us";
     public static final String MIN_SESSION_TIMEOUT_MS = "group.min.session.timeout.ms";
     public static final String MAX_SESSION_TIMEOUT_MS = "group.max.session.timeout.ms";
     public static final String INITIAL_REBALANCE_DELAY_MS = "group.initial.rebalance.delay.ms";
@@ -67,6 +68,7 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
     public static final List<String> KEYS = List.of(NODE_ID, CLUSTER_ID, PEERS, DATA_DIR, LOG_DIR, PARTITIONS,
             METRICS_PORT, ELECTION_TIMEOUT_MIN_MS, ELECTION_TIMEOUT_MAX_MS, SNAPSHOT_EVERY_ENTRIES,
             BATCH_MAX_COMMANDS, BATCH_MAX_IN_FLIGHT_ENTRIES, LOG_METADATA_ENABLED, APPENDER_WAIT_MIN_MS,
+            BATCH_LINGER_MAX_US,
             MIN_SESSION_TIMEOUT_MS, MAX_SESSION_TIMEOUT_MS, INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE,
             OFFSETS_RETENTION_MINUTES, OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES);
 
@@ -103,6 +105,7 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
         out.put(BATCH_MAX_IN_FLIGHT_ENTRIES, Integer.toString(raftTuning.maxInFlightEntries()));
         out.put(LOG_METADATA_ENABLED, Boolean.toString(raftTuning.logMetadataEnabled()));
         out.put(APPENDER_WAIT_MIN_MS, Integer.toString(raftTuning.appenderWaitMinMs()));
+        out.put(BATCH_LINGER_MAX_US, Integer.toString(raftTuning.batchLingerMaxMicros()));
         out.put(MIN_SESSION_TIMEOUT_MS, Integer.toString(groupConfig.minSessionTimeoutMs()));
         out.put(MAX_SESSION_TIMEOUT_MS, Integer.toString(groupConfig.maxSessionTimeoutMs()));
         out.put(INITIAL_REBALANCE_DELAY_MS, Integer.toString(groupConfig.initialRebalanceDelayMs()));
@@ -211,9 +214,10 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             int inFlight = intValue(BATCH_MAX_IN_FLIGHT_ENTRIES, defaults.maxInFlightEntries(), 1, 1_024);
             boolean logMetadata = booleanValue(LOG_METADATA_ENABLED, defaults.logMetadataEnabled());
             int appenderWaitMs = intValue(APPENDER_WAIT_MIN_MS, defaults.appenderWaitMinMs(), 0, 1_000);
+            int lingerMicros = intValue(BATCH_LINGER_MAX_US, defaults.batchLingerMaxMicros(), 0, 1_000_000);
             return defaults.withElectionTimeouts(minMs, maxMs).withSnapshotEveryEntries(snapshotEvery)
                     .withBatching(batchCommands, inFlight).withLogMetadata(logMetadata)
-                    .withAppenderWaitMinMs(appenderWaitMs);
+                    .withAppenderWaitMinMs(appenderWaitMs).withBatchLingerMaxMicros(lingerMicros);
         }
 
         private GroupConfig groupConfig() {

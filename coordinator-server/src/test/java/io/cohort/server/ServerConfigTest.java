@@ -56,6 +56,7 @@ class ServerConfigTest {
                 "raft.batch.max.commands=64",
                 "raft.batch.max.inflight.entries=4",
                 "raft.log.metadata.enabled=false",
+                "raft.batch.linger.max.us=250",
                 "raft.appender.wait.min.ms=0",
                 "group.min.session.timeout.ms=1000",
                 "group.max.session.timeout.ms=60000",
@@ -80,7 +81,8 @@ class ServerConfigTest {
         assertThat(config.metricsPort()).isEqualTo(9300);
         assertThat(config.raftTuning()).isEqualTo(
                 RaftTuning.defaults().withElectionTimeouts(1000, 2000).withSnapshotEveryEntries(500)
-                        .withBatching(64, 4).withLogMetadata(false).withAppenderWaitMinMs(0));
+                        .withBatching(64, 4).withLogMetadata(false).withAppenderWaitMinMs(0)
+                        .withBatchLingerMaxMicros(250));
         assertThat(config.groupConfig()).isEqualTo(new GroupConfig(1000, 60000, 0, 7,
                 GroupConfig.NEW_MEMBER_JOIN_TIMEOUT_MS, 3_600_000L, 30_000L, 100));
     }

@@ -75,6 +75,8 @@ public final class CohortRaftNode implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicLongArray leaderReadySinceMs;
     private final java.util.concurrent.atomic.AtomicIntegerArray transfersInFlight;
     private final ScheduledExecutorService timerScheduler;
+    /** Wakes proposers whose linger ran out; its own thread, so group timers never delay a commit. */
+    private final ScheduledExecutorService lingerTimer;
     private final RaftServer server;
 
     private CohortRaftNode(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning, PartitionListener listener)
@@ -93,6 +95,11 @@ public final class CohortRaftNode implements AutoCloseable {
         this.transfersInFlight = new AtomicIntegerArray(partitions);
         this.timerScheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread thread = new Thread(r, "cohort-timers-n" + nodeId);
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.lingerTimer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, "cohort-batch-linger-n" + nodeId);
             thread.setDaemon(true);
             return thread;
         });
@@ -116,7 +123,7 @@ public final class CohortRaftNode implements AutoCloseable {
                 .build();
         for (int p = 0; p < partitions; p++) {
             final int partition = p;
-            proposers[p] = new Proposer(p, server, spec.raftGroupId(p), selfId, clientId, tuning,
+            proposers[p] = new Proposer(p, server, spec.raftGroupId(p), selfId, clientId, tuning, lingerTimer,
                     () -> leaderOf(partition));
             timers[p] = new LeaderTimers(p, timerScheduler, command -> proposers[partition].submit(command));
         }
@@ -469,9 +476,13 @@ public final class CohortRaftNode implements AutoCloseable {
         }
     }
 
-    /** Entries and commands this node proposed for {@code partition} (group-commit efficiency). */
+    /**
+     * Group-commit efficiency of this node's proposals for {@code partition}: entries proposed,
+     * commands proposed, and entries sent because the batch linger ran out.
+     */
     public long[] proposalCounts(int partition) {
-        return new long[] {proposers[partition].entriesProposed(), proposers[partition].commandsProposed()};
+        Proposer proposer = proposers[partition];
+        return new long[] {proposer.entriesProposed(), proposer.commandsProposed(), proposer.lingerExpiries()};
     }
 
     @Override
@@ -483,6 +494,7 @@ public final class CohortRaftNode implements AutoCloseable {
             timer.deactivate();
         }
         timerScheduler.shutdownNow();
+        lingerTimer.shutdownNow();
         server.close();
     }
 

@@ -8,6 +8,9 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -34,6 +37,14 @@ import org.slf4j.LoggerFactory;
  * under load the per-entry cost of the engine (an fsync every entry or two, appender and apply
  * overhead) is paid once per batch. At most {@code maxInFlight} entries are outstanding, which is
  * what lets the queue fill.
+ *
+ * <p>Linger: synchronous clients come back in a burst after their entry is applied, and the first
+ * of them would otherwise go out alone, leaving the rest to wait a whole round behind it (entries
+ * alternating between 1 and C-1 commands, every client paying two rounds per commit). So when an
+ * entry is applied, the proposer expects as many commands for the next entry as that entry
+ * answered at once (parked calls are not coming back soon) plus those that queued during its
+ * flight, and a free slot waits for that many, or at most {@code lingerMaxNanos}. A partition with one client expects one command and never waits; when
+ * the load drops, one entry waits the whole linger and the next expectation is smaller.
  */
 final class Proposer {
     private static final Logger LOG = LoggerFactory.getLogger(Proposer.class);
@@ -47,23 +58,31 @@ final class Proposer {
     private final int maxBatchBytes;
     private final int maxInFlight;
     private final long requestTimeoutMs;
+    private final long lingerMaxNanos;
+    private final ScheduledExecutorService lingerTimer;
     private final IntSupplier leaderHint;
 
     private final AtomicLong callIds = new AtomicLong();
     private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger queued = new AtomicInteger();
     private final ConcurrentHashMap<Long, List<Pending>> inFlightBatches = new ConcurrentHashMap<>();
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicBoolean flushing = new AtomicBoolean();
     private final AtomicLong lastStampMs = new AtomicLong();
     private final AtomicLong entriesProposed = new AtomicLong();
     private final AtomicLong commandsProposed = new AtomicLong();
+    private final AtomicLong lingerExpiries = new AtomicLong();
+    /** Commands the next entry waits for (see the class comment); 0 or 1: none. */
+    private volatile int expectedCommands;
+    /** {@link System#nanoTime()} when the current linger ends; 0: not lingering. */
+    private volatile long lingerDeadlineNanos;
     private volatile boolean closed;
 
     private record Pending(Command command, int sizeBytes, CompletableFuture<Result> future) {
     }
 
     Proposer(int partition, RaftServer server, RaftGroupId groupId, RaftPeerId selfId, ClientId clientId,
-             RaftTuning tuning, IntSupplier leaderHint) {
+             RaftTuning tuning, ScheduledExecutorService lingerTimer, IntSupplier leaderHint) {
         this.partition = partition;
         this.server = server;
         this.groupId = groupId;
@@ -73,6 +92,8 @@ final class Proposer {
         this.maxBatchBytes = tuning.maxBatchBytes();
         this.maxInFlight = tuning.maxInFlightEntries();
         this.requestTimeoutMs = tuning.proposalTimeoutMs();
+        this.lingerMaxNanos = TimeUnit.MICROSECONDS.toNanos(tuning.batchLingerMaxMicros());
+        this.lingerTimer = lingerTimer;
         this.leaderHint = leaderHint;
     }
 
@@ -90,6 +111,7 @@ final class Proposer {
         }
         int size = LogCodec.toProto(command).getSerializedSize();
         queue.add(new Pending(command, size, future));
+        queued.incrementAndGet();
         flush();
         return future;
     }
@@ -99,16 +121,55 @@ final class Proposer {
             if (!flushing.compareAndSet(false, true)) {
                 return;
             }
+            boolean lingering = false;
             try {
-                List<Pending> batch = drainBatch();
-                if (!batch.isEmpty()) {
-                    inFlight.incrementAndGet();
-                    send(batch);
+                lingering = lingers();
+                if (!lingering) {
+                    List<Pending> batch = drainBatch();
+                    if (!batch.isEmpty()) {
+                        inFlight.incrementAndGet();
+                        send(batch);
+                    }
                 }
             } finally {
                 flushing.set(false);
             }
+            // A command that arrived after lingers() decided, and found the flag still taken, is
+            // counted here: go round again if the expected batch is complete now.
+            long deadline = lingerDeadlineNanos;
+            if (lingering && deadline != 0 && !expectationMet() && System.nanoTime() - deadline < 0) {
+                return;
+            }
         }
+    }
+
+    private boolean expectationMet() {
+        return queued.get() >= Math.min(expectedCommands, maxBatchCommands);
+    }
+
+    /** Whether the free slot should wait for more commands; arms the linger timer on first asking. */
+    private boolean lingers() {
+        if (lingerMaxNanos == 0 || expectationMet()) {
+            lingerDeadlineNanos = 0;
+            return false;
+        }
+        long now = System.nanoTime();
+        long deadline = lingerDeadlineNanos;
+        if (deadline == 0) {
+            try {
+                lingerTimer.schedule(this::flush, lingerMaxNanos, TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException shuttingDown) {
+                return false;
+            }
+            lingerDeadlineNanos = (now + lingerMaxNanos) | 1; // never 0, which means "not lingering"
+            return true;
+        }
+        if (now - deadline < 0) {
+            return true;
+        }
+        lingerDeadlineNanos = 0;
+        lingerExpiries.incrementAndGet();
+        return false;
     }
 
     private List<Pending> drainBatch() {
@@ -120,6 +181,7 @@ final class Proposer {
                 break;
             }
             queue.poll();
+            queued.decrementAndGet();
             batch.add(next);
             bytes += next.sizeBytes();
         }
@@ -166,6 +228,16 @@ final class Proposer {
             throw new IllegalStateException("partition " + partition + ": entry " + callId + " had " + batch.size()
                     + " commands but " + results.size() + " results");
         }
+        // Clients answered now come back soon; parked ones (a JoinGroup waiting for its rebalance)
+        // do not. Everything queued now arrived while this entry was in flight, so none of it comes
+        // from this entry's clients: together they are the load the next entry should carry.
+        int answeredNow = 0;
+        for (Result result : results) {
+            if (result.reply() instanceof Result.Reply.Now) {
+                answeredNow++;
+            }
+        }
+        expectedCommands = answeredNow + queued.get();
         for (int i = 0; i < batch.size(); i++) {
             batch.get(i).future().complete(results.get(i));
         }
@@ -175,6 +247,7 @@ final class Proposer {
         try {
             List<Pending> batch = inFlightBatches.remove(callId);
             if (batch != null) {
+                expectedCommands = 0;
                 ProposalException failure = toFailure(reply, error);
                 for (Pending pending : batch) {
                     pending.future().completeExceptionally(failure);
@@ -229,6 +302,7 @@ final class Proposer {
                 "node is shutting down", null);
         Pending pending;
         while ((pending = queue.poll()) != null) {
+            queued.decrementAndGet();
             pending.future().completeExceptionally(failure);
         }
         inFlightBatches.values().forEach(batch -> batch.forEach(p -> p.future().completeExceptionally(failure)));
@@ -241,5 +315,10 @@ final class Proposer {
 
     long commandsProposed() {
         return commandsProposed.get();
+    }
+
+    /** Entries sent because the linger ran out before the expected commands arrived. */
+    long lingerExpiries() {
+        return lingerExpiries.get();
     }
 }

@@ -26,6 +26,8 @@ package io.cohort.raft;
  * @param appenderWaitMinMs         Ratis's least time between two AppendEntries sends to one follower
  *                                  ({@code raft.server.log.appender.wait-time.min}); an entry ready
  *                                  sooner waits for it
+ * @param batchLingerMaxMicros      group commit: how long a free slot may wait for the commands the
+ *                                  next entry is expected to carry ({@link Proposer}); 0: never wait
  */
 public record RaftTuning(
         int electionTimeoutMinMs,
@@ -45,15 +47,17 @@ public record RaftTuning(
         boolean leaderLeaseEnabled,
         long leaderBalanceHoldMs,
         boolean logMetadataEnabled,
-        int appenderWaitMinMs) {
+        int appenderWaitMinMs,
+        int batchLingerMaxMicros) {
 
     public RaftTuning {
         if (electionTimeoutMinMs <= 0 || electionTimeoutMaxMs <= electionTimeoutMinMs) {
             throw new IllegalArgumentException("election timeout must be 0 < min < max, got "
                     + electionTimeoutMinMs + ".." + electionTimeoutMaxMs);
         }
-        if (appenderWaitMinMs < 0) {
-            throw new IllegalArgumentException("appender wait must be >= 0, got " + appenderWaitMinMs);
+        if (appenderWaitMinMs < 0 || batchLingerMaxMicros < 0) {
+            throw new IllegalArgumentException("appender wait and batch linger must be >= 0, got "
+                    + appenderWaitMinMs + " ms and " + batchLingerMaxMicros + " us");
         }
         if (maxBatchCommands < 1 || maxInFlightEntries < 1 || maxBatchBytes < 1) {
             throw new IllegalArgumentException("batch limits must be positive");
@@ -62,65 +66,150 @@ public record RaftTuning(
 
     /** The defaults; see docs/OPERATIONS.md ("Raft settings") for why each value. */
     public static RaftTuning defaults() {
-        return new RaftTuning(
-                200, 400,
-                3_000,
-                1_000,
-                10_000, 2,
-                32L << 20, 1L << 20, 1L << 20,
-                256, 512 << 10, 1,
-                5_000, 5_000,
-                true,
-                5_000,
-                false,
-                1);
+        return new Builder().build();
+    }
+
+    /** A builder holding this tuning's values: each {@code with...} changes some of them. */
+    private Builder toBuilder() {
+        Builder b = new Builder();
+        b.electionTimeoutMinMs = electionTimeoutMinMs;
+        b.electionTimeoutMaxMs = electionTimeoutMaxMs;
+        b.rpcRequestTimeoutMs = rpcRequestTimeoutMs;
+        b.leaderStepDownWaitMs = leaderStepDownWaitMs;
+        b.snapshotEveryEntries = snapshotEveryEntries;
+        b.snapshotRetentionFiles = snapshotRetentionFiles;
+        b.segmentSizeMaxBytes = segmentSizeMaxBytes;
+        b.preallocatedBytes = preallocatedBytes;
+        b.writeBufferBytes = writeBufferBytes;
+        b.maxBatchCommands = maxBatchCommands;
+        b.maxBatchBytes = maxBatchBytes;
+        b.maxInFlightEntries = maxInFlightEntries;
+        b.proposalTimeoutMs = proposalTimeoutMs;
+        b.readTimeoutMs = readTimeoutMs;
+        b.leaderLeaseEnabled = leaderLeaseEnabled;
+        b.leaderBalanceHoldMs = leaderBalanceHoldMs;
+        b.logMetadataEnabled = logMetadataEnabled;
+        b.appenderWaitMinMs = appenderWaitMinMs;
+        b.batchLingerMaxMicros = batchLingerMaxMicros;
+        return b;
     }
 
     public RaftTuning withElectionTimeouts(int minMs, int maxMs) {
-        return new RaftTuning(minMs, maxMs, rpcRequestTimeoutMs, leaderStepDownWaitMs, snapshotEveryEntries,
-                snapshotRetentionFiles, segmentSizeMaxBytes, preallocatedBytes, writeBufferBytes, maxBatchCommands,
-                maxBatchBytes, maxInFlightEntries, proposalTimeoutMs, readTimeoutMs, leaderLeaseEnabled, leaderBalanceHoldMs, logMetadataEnabled, appenderWaitMinMs);
+        return toBuilder().electionTimeouts(minMs, maxMs).build();
     }
 
     public RaftTuning withSnapshotEveryEntries(long entries) {
-        return new RaftTuning(electionTimeoutMinMs, electionTimeoutMaxMs, rpcRequestTimeoutMs, leaderStepDownWaitMs,
-                entries, snapshotRetentionFiles, segmentSizeMaxBytes, preallocatedBytes, writeBufferBytes,
-                maxBatchCommands, maxBatchBytes, maxInFlightEntries, proposalTimeoutMs, readTimeoutMs,
-                leaderLeaseEnabled, leaderBalanceHoldMs, logMetadataEnabled, appenderWaitMinMs);
+        return toBuilder().snapshotEveryEntries(entries).build();
     }
 
     public RaftTuning withBatching(int commands, int inFlight) {
-        return new RaftTuning(electionTimeoutMinMs, electionTimeoutMaxMs, rpcRequestTimeoutMs, leaderStepDownWaitMs,
-                snapshotEveryEntries, snapshotRetentionFiles, segmentSizeMaxBytes, preallocatedBytes, writeBufferBytes,
-                commands, maxBatchBytes, inFlight, proposalTimeoutMs, readTimeoutMs, leaderLeaseEnabled, leaderBalanceHoldMs, logMetadataEnabled, appenderWaitMinMs);
+        return toBuilder().maxBatchCommands(commands).maxInFlightEntries(inFlight).build();
     }
 
     public RaftTuning withLeaderBalanceHoldMs(long holdMs) {
-        return new RaftTuning(electionTimeoutMinMs, electionTimeoutMaxMs, rpcRequestTimeoutMs, leaderStepDownWaitMs,
-                snapshotEveryEntries, snapshotRetentionFiles, segmentSizeMaxBytes, preallocatedBytes, writeBufferBytes,
-                maxBatchCommands, maxBatchBytes, maxInFlightEntries, proposalTimeoutMs, readTimeoutMs,
-                leaderLeaseEnabled, holdMs, logMetadataEnabled, appenderWaitMinMs);
+        return toBuilder().leaderBalanceHoldMs(holdMs).build();
     }
 
     /** Smaller log segments (and preallocation), so that tests fill and purge closed segments quickly. */
     public RaftTuning withSegmentSizeMaxBytes(long segmentBytes) {
-        return new RaftTuning(electionTimeoutMinMs, electionTimeoutMaxMs, rpcRequestTimeoutMs, leaderStepDownWaitMs,
-                snapshotEveryEntries, snapshotRetentionFiles, segmentBytes, Math.min(preallocatedBytes, segmentBytes),
-                writeBufferBytes, maxBatchCommands, maxBatchBytes, maxInFlightEntries, proposalTimeoutMs, readTimeoutMs,
-                leaderLeaseEnabled, leaderBalanceHoldMs, logMetadataEnabled, appenderWaitMinMs);
+        return toBuilder().segmentSizeMaxBytes(segmentBytes).preallocatedBytes(Math.min(preallocatedBytes, segmentBytes))
+                .build();
     }
 
     public RaftTuning withLogMetadata(boolean enabled) {
-        return new RaftTuning(electionTimeoutMinMs, electionTimeoutMaxMs, rpcRequestTimeoutMs, leaderStepDownWaitMs,
-                snapshotEveryEntries, snapshotRetentionFiles, segmentSizeMaxBytes, preallocatedBytes, writeBufferBytes,
-                maxBatchCommands, maxBatchBytes, maxInFlightEntries, proposalTimeoutMs, readTimeoutMs,
-                leaderLeaseEnabled, leaderBalanceHoldMs, enabled, appenderWaitMinMs);
+        return toBuilder().logMetadataEnabled(enabled).build();
     }
 
     public RaftTuning withAppenderWaitMinMs(int waitMs) {
-        return new RaftTuning(electionTimeoutMinMs, electionTimeoutMaxMs, rpcRequestTimeoutMs, leaderStepDownWaitMs,
-                snapshotEveryEntries, snapshotRetentionFiles, segmentSizeMaxBytes, preallocatedBytes, writeBufferBytes,
-                maxBatchCommands, maxBatchBytes, maxInFlightEntries, proposalTimeoutMs, readTimeoutMs,
-                leaderLeaseEnabled, leaderBalanceHoldMs, logMetadataEnabled, waitMs);
+        return toBuilder().appenderWaitMinMs(waitMs).build();
+    }
+
+    public RaftTuning withBatchLingerMaxMicros(int lingerMicros) {
+        return toBuilder().batchLingerMaxMicros(lingerMicros).build();
+    }
+
+    /** Starts from the defaults; {@link #build()} validates. */
+    private static final class Builder {
+        private int electionTimeoutMinMs = 200;
+        private int electionTimeoutMaxMs = 400;
+        private int rpcRequestTimeoutMs = 3_000;
+        private int leaderStepDownWaitMs = 1_000;
+        private long snapshotEveryEntries = 10_000;
+        private int snapshotRetentionFiles = 2;
+        private long segmentSizeMaxBytes = 32L << 20;
+        private long preallocatedBytes = 1L << 20;
+        private long writeBufferBytes = 1L << 20;
+        private int maxBatchCommands = 256;
+        private int maxBatchBytes = 512 << 10;
+        private int maxInFlightEntries = 1;
+        private long proposalTimeoutMs = 5_000;
+        private long readTimeoutMs = 5_000;
+        private boolean leaderLeaseEnabled = true;
+        private long leaderBalanceHoldMs = 5_000;
+        private boolean logMetadataEnabled = false;
+        private int appenderWaitMinMs = 1;
+        private int batchLingerMaxMicros = 2_000;
+
+        private Builder() {
+        }
+
+        Builder electionTimeouts(int minMs, int maxMs) {
+            this.electionTimeoutMinMs = minMs;
+            this.electionTimeoutMaxMs = maxMs;
+            return this;
+        }
+
+        Builder snapshotEveryEntries(long value) {
+            this.snapshotEveryEntries = value;
+            return this;
+        }
+
+        Builder segmentSizeMaxBytes(long value) {
+            this.segmentSizeMaxBytes = value;
+            return this;
+        }
+
+        Builder preallocatedBytes(long value) {
+            this.preallocatedBytes = value;
+            return this;
+        }
+
+        Builder maxBatchCommands(int value) {
+            this.maxBatchCommands = value;
+            return this;
+        }
+
+        Builder maxInFlightEntries(int value) {
+            this.maxInFlightEntries = value;
+            return this;
+        }
+
+        Builder leaderBalanceHoldMs(long value) {
+            this.leaderBalanceHoldMs = value;
+            return this;
+        }
+
+        Builder logMetadataEnabled(boolean value) {
+            this.logMetadataEnabled = value;
+            return this;
+        }
+
+        Builder appenderWaitMinMs(int value) {
+            this.appenderWaitMinMs = value;
+            return this;
+        }
+
+        Builder batchLingerMaxMicros(int value) {
+            this.batchLingerMaxMicros = value;
+            return this;
+        }
+
+        RaftTuning build() {
+            return new RaftTuning(
+                    electionTimeoutMinMs, electionTimeoutMaxMs, rpcRequestTimeoutMs, leaderStepDownWaitMs,
+                    snapshotEveryEntries, snapshotRetentionFiles, segmentSizeMaxBytes, preallocatedBytes, writeBufferBytes,
+                    maxBatchCommands, maxBatchBytes, maxInFlightEntries, proposalTimeoutMs, readTimeoutMs,
+                    leaderLeaseEnabled, leaderBalanceHoldMs, logMetadataEnabled, appenderWaitMinMs, batchLingerMaxMicros);
+        }
     }
 }

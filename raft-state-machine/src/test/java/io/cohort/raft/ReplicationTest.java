@@ -25,6 +25,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.util.LifeCycle;
 import org.junit.jupiter.api.Test;
@@ -157,6 +159,56 @@ class ReplicationTest {
             long[] counts = leader.proposalCounts(0);
             assertThat(counts[1]).isEqualTo(2_000);
             assertThat(counts[0]).as("entries for 2,000 concurrent commands").isLessThan(2_000);
+        }
+    }
+
+    /**
+     * Synchronous clients come back in a burst after their entry is applied. Without the linger the
+     * first of them went out alone and the rest a whole round later (entries of 1 and 7 commands);
+     * with it, each round is one entry. The linger here is long, so that a slow CI machine cannot
+     * make it run out; the node's default is 2 ms.
+     */
+    @Test
+    void synchronousClientsInLockstepShareOneEntryPerRoundAndALoneClientNeverWaits() throws Exception {
+        int clients = 8;
+        int rounds = 40;
+        RaftTuning longLinger = RaftTestCluster.TEST_TUNING.withBatchLingerMaxMicros(2_000_000);
+        ExecutorService threads = Executors.newFixedThreadPool(clients);
+        try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS, longLinger)) {
+            CohortRaftNode leader = cluster.leaderOf(0);
+            long[] before = leader.proposalCounts(0);
+            List<CompletableFuture<Void>> committers = new ArrayList<>();
+            for (int c = 0; c < clients; c++) {
+                String group = "lockstep-" + c;
+                committers.add(CompletableFuture.runAsync(() -> {
+                    for (int offset = 0; offset < rounds; offset++) {
+                        try {
+                            assertThat(commitError(done(leader.submit(0, Commands.simpleCommit(group, "t", 0, offset)))))
+                                    .isEqualTo(ErrorCode.NONE);
+                        } catch (Exception e) {
+                            throw new AssertionError(e);
+                        }
+                    }
+                }, threads));
+            }
+            CompletableFuture.allOf(committers.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+            long[] lockstep = leader.proposalCounts(0);
+            assertThat(lockstep[1] - before[1]).isEqualTo((long) clients * rounds);
+            // One entry per round, plus a few while the clients' first commands trickle in (without
+            // the linger: about two per round).
+            assertThat(lockstep[0] - before[0]).as("entries for %d rounds of %d clients", rounds, clients)
+                    .isLessThanOrEqualTo(rounds + clients);
+
+            // The load drops to one client: at most one entry waits out the linger, then none.
+            for (int offset = 0; offset < 20; offset++) {
+                assertThat(commitError(done(leader.submit(0, Commands.simpleCommit("alone", "t", 0, offset)))))
+                        .isEqualTo(ErrorCode.NONE);
+            }
+            long[] alone = leader.proposalCounts(0);
+            assertThat(alone[0] - lockstep[0]).isEqualTo(20);
+            assertThat(alone[2] - lockstep[2]).as("linger expiries with one client").isLessThanOrEqualTo(1);
+        } finally {
+            threads.shutdownNow();
         }
     }
 
