@@ -1,5 +1,7 @@
 package io.cohort.raft;
 
+import java.util.function.Consumer;
+
 /**
  * The Ratis settings Cohort chooses, each with its reason (docs/OPERATIONS.md has the measurements).
  *
@@ -69,8 +71,8 @@ public record RaftTuning(
         return new Builder().build();
     }
 
-    /** A builder holding this tuning's values: each {@code with...} changes some of them. */
-    private Builder toBuilder() {
+    /** A copy of this tuning with {@code change} applied to its values (validated again). */
+    private RaftTuning with(Consumer<Builder> change) {
         Builder b = new Builder();
         b.electionTimeoutMinMs = electionTimeoutMinMs;
         b.electionTimeoutMaxMs = electionTimeoutMaxMs;
@@ -91,44 +93,53 @@ public record RaftTuning(
         b.logMetadataEnabled = logMetadataEnabled;
         b.appenderWaitMinMs = appenderWaitMinMs;
         b.batchLingerMaxMicros = batchLingerMaxMicros;
-        return b;
+        change.accept(b);
+        return b.build();
     }
 
     public RaftTuning withElectionTimeouts(int minMs, int maxMs) {
-        return toBuilder().electionTimeouts(minMs, maxMs).build();
+        return with(b -> {
+            b.electionTimeoutMinMs = minMs;
+            b.electionTimeoutMaxMs = maxMs;
+        });
     }
 
     public RaftTuning withSnapshotEveryEntries(long entries) {
-        return toBuilder().snapshotEveryEntries(entries).build();
+        return with(b -> b.snapshotEveryEntries = entries);
     }
 
     public RaftTuning withBatching(int commands, int inFlight) {
-        return toBuilder().maxBatchCommands(commands).maxInFlightEntries(inFlight).build();
+        return with(b -> {
+            b.maxBatchCommands = commands;
+            b.maxInFlightEntries = inFlight;
+        });
     }
 
     public RaftTuning withLeaderBalanceHoldMs(long holdMs) {
-        return toBuilder().leaderBalanceHoldMs(holdMs).build();
+        return with(b -> b.leaderBalanceHoldMs = holdMs);
     }
 
     /** Smaller log segments (and preallocation), so that tests fill and purge closed segments quickly. */
     public RaftTuning withSegmentSizeMaxBytes(long segmentBytes) {
-        return toBuilder().segmentSizeMaxBytes(segmentBytes).preallocatedBytes(Math.min(preallocatedBytes, segmentBytes))
-                .build();
+        return with(b -> {
+            b.segmentSizeMaxBytes = segmentBytes;
+            b.preallocatedBytes = Math.min(preallocatedBytes, segmentBytes);
+        });
     }
 
     public RaftTuning withLogMetadata(boolean enabled) {
-        return toBuilder().logMetadataEnabled(enabled).build();
+        return with(b -> b.logMetadataEnabled = enabled);
     }
 
     public RaftTuning withAppenderWaitMinMs(int waitMs) {
-        return toBuilder().appenderWaitMinMs(waitMs).build();
+        return with(b -> b.appenderWaitMinMs = waitMs);
     }
 
     public RaftTuning withBatchLingerMaxMicros(int lingerMicros) {
-        return toBuilder().batchLingerMaxMicros(lingerMicros).build();
+        return with(b -> b.batchLingerMaxMicros = lingerMicros);
     }
 
-    /** Starts from the defaults; {@link #build()} validates. */
+    /** The values of a tuning being made, starting from the defaults; {@link #build()} validates. */
     private static final class Builder {
         private int electionTimeoutMinMs = 200;
         private int electionTimeoutMaxMs = 400;
@@ -151,57 +162,6 @@ public record RaftTuning(
         private int batchLingerMaxMicros = 2_000;
 
         private Builder() {
-        }
-
-        Builder electionTimeouts(int minMs, int maxMs) {
-            this.electionTimeoutMinMs = minMs;
-            this.electionTimeoutMaxMs = maxMs;
-            return this;
-        }
-
-        Builder snapshotEveryEntries(long value) {
-            this.snapshotEveryEntries = value;
-            return this;
-        }
-
-        Builder segmentSizeMaxBytes(long value) {
-            this.segmentSizeMaxBytes = value;
-            return this;
-        }
-
-        Builder preallocatedBytes(long value) {
-            this.preallocatedBytes = value;
-            return this;
-        }
-
-        Builder maxBatchCommands(int value) {
-            this.maxBatchCommands = value;
-            return this;
-        }
-
-        Builder maxInFlightEntries(int value) {
-            this.maxInFlightEntries = value;
-            return this;
-        }
-
-        Builder leaderBalanceHoldMs(long value) {
-            this.leaderBalanceHoldMs = value;
-            return this;
-        }
-
-        Builder logMetadataEnabled(boolean value) {
-            this.logMetadataEnabled = value;
-            return this;
-        }
-
-        Builder appenderWaitMinMs(int value) {
-            this.appenderWaitMinMs = value;
-            return this;
-        }
-
-        Builder batchLingerMaxMicros(int value) {
-            this.batchLingerMaxMicros = value;
-            return this;
         }
 
         RaftTuning build() {
