@@ -99,6 +99,13 @@ public final class GroupMember implements AutoCloseable {
     /** Set by the heartbeat thread or a commit when the generation is gone: report lost, then rejoin. */
     private boolean generationLost;
     private CohortException fatal;
+    /**
+     * Poll thread only: whether the last failed join or sync may be retried at once. As Kafka's
+     * AbstractCoordinator: after UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION or REBALANCE_IN_PROGRESS the
+     * member rejoins without backing off (the coordinator is fine, the member's view is stale);
+     * after a failure to reach the coordinator it backs off.
+     */
+    private boolean rejoinAtOnce;
     private volatile Set<TopicPartition> owned = Set.of();
     private long lastPollNanos = System.nanoTime();
 
@@ -367,13 +374,13 @@ public final class GroupMember implements AutoCloseable {
             JoinOutcome joined = join();
             if (joined == null) {
                 reportLostPartitionsIfFenced();
-                backoff(attempt++);
+                backoffUnlessRejoinAtOnce(attempt++);
                 continue;
             }
             Optional<Assignment> assignment = sync(joined);
             if (assignment.isEmpty()) {
                 reportLostPartitionsIfFenced();
-                backoff(attempt++);
+                backoffUnlessRejoinAtOnce(attempt++);
                 continue;
             }
             onJoinComplete(joined, assignment.get());
@@ -405,6 +412,7 @@ public final class GroupMember implements AutoCloseable {
      * unreachable for the whole budget).
      */
     private JoinOutcome join() {
+        rejoinAtOnce = false;
         while (true) {
             String member;
             int ownedGeneration;
@@ -456,10 +464,12 @@ public final class GroupMember implements AutoCloseable {
                 }
                 case UNKNOWN_MEMBER_ID -> {
                     resetGeneration(true, "join answered " + code);
+                    rejoinAtOnce = rejoinsAtOnce(code);
                     return null;
                 }
                 case ILLEGAL_GENERATION -> {
                     resetGeneration(false, "join answered " + code);
+                    rejoinAtOnce = rejoinsAtOnce(code);
                     return null;
                 }
                 case REBALANCE_IN_PROGRESS -> {
@@ -479,6 +489,7 @@ public final class GroupMember implements AutoCloseable {
 
     /** Sends SyncGroup (with the assignment if leader). Empty when the member must join again. */
     private Optional<Assignment> sync(JoinOutcome joined) {
+        rejoinAtOnce = false;
         SyncGroupRequest.Builder request = SyncGroupRequest.newBuilder().setGroupId(groupId)
                 .setGenerationId(joined.generationId()).setMemberId(joined.memberId())
                 .setProtocolType(PROTOCOL_TYPE).setProtocolName(joined.protocolName());
@@ -513,6 +524,7 @@ public final class GroupMember implements AutoCloseable {
                 LOG.info("group {}: sync answered {}, rejoining", groupId, code);
             }
         }
+        rejoinAtOnce = rejoinsAtOnce(code);
         return Optional.empty();
     }
 
@@ -787,8 +799,17 @@ public final class GroupMember implements AutoCloseable {
         }
     }
 
-    /** Waits before rejoin attempt {@code attempt} with the client's backoff (one policy for every retry). */
-    private void backoff(int attempt) {
+    /** Whether a join or sync that failed with {@code code} is retried without backing off (see {@link #rejoinAtOnce}). */
+    static boolean rejoinsAtOnce(ErrorCode code) {
+        return code == ErrorCode.UNKNOWN_MEMBER_ID || code == ErrorCode.ILLEGAL_GENERATION
+                || code == ErrorCode.REBALANCE_IN_PROGRESS;
+    }
+
+    /** Waits before rejoin attempt {@code attempt} with the client's backoff, unless {@link #rejoinAtOnce}. */
+    private void backoffUnlessRejoinAtOnce(int attempt) {
+        if (rejoinAtOnce) {
+            return;
+        }
         try {
             Thread.sleep(client.backoff().delayMs(attempt));
         } catch (InterruptedException e) {

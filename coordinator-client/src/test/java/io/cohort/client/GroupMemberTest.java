@@ -94,6 +94,18 @@ class GroupMemberTest {
     }
 
     @Test
+    void testAMemberRejoinsAtOnceAfterAStaleViewAndBacksOffAfterACoordinatorError() {
+        // As Kafka's AbstractCoordinator.joinGroupIfNeeded: the coordinator answered, the member's
+        // generation or id was stale, so waiting would only delay the rebalance.
+        assertThat(GroupMember.rejoinsAtOnce(ErrorCode.REBALANCE_IN_PROGRESS)).isTrue();
+        assertThat(GroupMember.rejoinsAtOnce(ErrorCode.UNKNOWN_MEMBER_ID)).isTrue();
+        assertThat(GroupMember.rejoinsAtOnce(ErrorCode.ILLEGAL_GENERATION)).isTrue();
+        assertThat(GroupMember.rejoinsAtOnce(ErrorCode.COORDINATOR_NOT_AVAILABLE)).isFalse();
+        assertThat(GroupMember.rejoinsAtOnce(ErrorCode.NOT_COORDINATOR)).isFalse();
+        assertThat(GroupMember.rejoinsAtOnce(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS)).isFalse();
+    }
+
+    @Test
     void testOneMemberJoinsLeadsAndOwnsEveryPartition() {
         GroupMember member = member("solo").build();
         Set<TopicPartition> assignment = pollUntilAssigned(member);
