@@ -43,8 +43,9 @@ import org.slf4j.LoggerFactory;
  * alternating between 1 and C-1 commands, every client paying two rounds per commit). So when an
  * entry is applied, the proposer expects as many commands for the next entry as that entry
  * answered at once (parked calls are not coming back soon) plus those that queued during its
- * flight, and a free slot waits for that many, or at most {@code lingerMaxNanos}. A partition with one client expects one command and never waits; when
- * the load drops, one entry waits the whole linger and the next expectation is smaller.
+ * flight, and a free slot waits for that many, or at most {@code lingerMaxNanos}. A partition
+ * with one client expects one command and never waits; when the load drops, one entry waits the
+ * whole linger and the next expectation is smaller.
  */
 final class Proposer {
     private static final Logger LOG = LoggerFactory.getLogger(Proposer.class);
@@ -161,7 +162,9 @@ final class Proposer {
             } catch (RejectedExecutionException shuttingDown) {
                 return false;
             }
-            lingerDeadlineNanos = (now + lingerMaxNanos) | 1; // never 0, which means "not lingering"
+            // The timer fires at or after now + linger. 0 means "not lingering": 1 ns earlier then.
+            deadline = now + lingerMaxNanos;
+            lingerDeadlineNanos = deadline != 0 ? deadline : -1;
             return true;
         }
         if (now - deadline < 0) {
