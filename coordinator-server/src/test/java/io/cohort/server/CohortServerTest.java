@@ -126,6 +126,7 @@ class CohortServerTest {
         String p = "partition=\"" + partition + "\"";
         assertThat(metrics)
                 .contains("cohort_partitions_led 2")
+                .contains("cohort_batch_linger_expiries_total{" + p + "}")
                 .contains("cohort_partition_leader{partition=\"0\"} 1")
                 .contains("cohort_committed_offsets{" + p + "} 2")
                 .contains("cohort_groups{" + p + ",state=\"Empty\"} 1")

@@ -5,6 +5,7 @@ import io.cohort.core.group.ClassicGroupState;
 import io.cohort.core.shard.GroupCoordinatorShard;
 import io.cohort.raft.CohortRaftNode;
 import io.cohort.raft.PartitionStatus;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Info;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -130,6 +131,17 @@ public final class NodeMetrics {
                         for (PartitionStatus.Replica replica : node.status(p).replicas()) {
                             cb.call(replica.lagEntries(), Integer.toString(p), Integer.toString(replica.nodeId()));
                         }
+                    }
+                })
+                .register(registry);
+        CounterWithCallback.builder()
+                .name("cohort_batch_linger_expiries_total")
+                .help("Log entries this node proposed after waiting out the whole batch linger (raft.batch.linger.max.us)"
+                        + " for commands that did not come, by partition")
+                .labelNames("partition")
+                .callback(cb -> {
+                    for (int p = 0; p < node.partitions(); p++) {
+                        cb.call(node.proposalCounts(p)[2], Integer.toString(p));
                     }
                 })
                 .register(registry);
