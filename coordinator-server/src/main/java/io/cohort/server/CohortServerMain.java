@@ -27,13 +27,7 @@ import picocli.CommandLine.Option;
         sortOptions = false, usageHelpAutoWidth = true,
         description = {"Runs one Cohort node: a replica of every offsets partition, the gRPC API on its client port, "
                 + "/metrics over HTTP.", "", "Settings come from --config, then --set, then the options below "
-                + "(later wins). Keys: " + "node.id, cluster.id, peers, data.dir, log.dir, offsets.partitions, "
-                + "metrics.port, raft.election.timeout.min.ms, raft.election.timeout.max.ms, "
-                + "raft.snapshot.every.entries, raft.batch.max.commands, raft.batch.max.inflight.entries, "
-                + "raft.log.metadata.enabled, raft.appender.wait.min.ms, group.min.session.timeout.ms, "
-                + "group.max.session.timeout.ms, "
-                + "group.initial.rebalance.delay.ms, group.max.size, offsets.retention.minutes, "
-                + "offsets.retention.check.interval.ms, offset.metadata.max.bytes (docs/OPERATIONS.md)."})
+                + "(later wins). Keys: ${cohort.server.keys} (docs/OPERATIONS.md)."})
 public final class CohortServerMain {
     public static final int EXIT_OK = 0;
     public static final int EXIT_START_FAILED = 1;
@@ -104,6 +98,8 @@ public final class CohortServerMain {
      */
     public static Launch launch(String[] args, PrintStream out, PrintStream err) {
         CohortServerMain options = new CohortServerMain();
+        // The key list of the help comes from the one list the parser accepts, so it cannot drift.
+        System.setProperty("cohort.server.keys", String.join(", ", ServerConfig.KEYS));
         CommandLine commandLine = new CommandLine(options)
                 .setOut(new PrintWriter(out, true))
                 .setErr(new PrintWriter(err, true));

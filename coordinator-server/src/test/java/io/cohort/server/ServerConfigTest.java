@@ -224,6 +224,18 @@ class ServerConfigTest {
         assertThat(err.toString()).startsWith("cohort-server: Unknown options: '--nodes', '3' (see --help)");
     }
 
+    @Test
+    void testHelpListsEveryKeyTheParserAccepts() {
+        var out = new java.io.ByteArrayOutputStream();
+        CohortServerMain.Launch launch = CohortServerMain.launch(new String[] {"--help"},
+                new java.io.PrintStream(out, true), new java.io.PrintStream(new java.io.ByteArrayOutputStream(), true));
+
+        assertThat(launch.exitCode()).isEqualTo(CohortServerMain.EXIT_OK);
+        // The help wraps lines inside keys ("raft.<newline>snapshot..."), so compare without whitespace.
+        assertThat(out.toString().replaceAll("\\s+", ""))
+                .contains("Keys:" + String.join(",", ServerConfig.KEYS) + "(docs/OPERATIONS.md)");
+    }
+
     private static void assertError(Map<String, String> settings, String source, String message) {
         assertThatThrownBy(() -> ServerConfig.load(null, settings, source))
                 .isInstanceOf(ConfigException.class)

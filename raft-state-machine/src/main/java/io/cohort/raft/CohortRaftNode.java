@@ -389,12 +389,11 @@ public final class CohortRaftNode implements AutoCloseable {
      * never missing from the answer of a lagging follower.
      */
     public <T> CompletableFuture<T> readAnyReplica(int partition, Function<GroupCoordinatorShard, T> read) {
-        GroupCoordinatorShard shard = stateMachines[partition].shard();
         CompletableFuture<T> result = new CompletableFuture<>();
         PartitionStateMachine stateMachine = stateMachines[partition];
         Message message = stateMachine.registerRead(() -> {
             try {
-                result.complete(read.apply(shard));
+                result.complete(read.apply(stateMachine.shard()));
             } catch (RuntimeException e) {
                 result.completeExceptionally(e);
             }
@@ -487,12 +486,19 @@ public final class CohortRaftNode implements AutoCloseable {
     }
 
     /**
-     * Group-commit efficiency of this node's proposals for {@code partition}: entries proposed,
-     * commands proposed, and entries sent because the batch linger ran out.
+     * Group-commit efficiency of this node's proposals for one partition, counted since the node started.
+     *
+     * @param entries log entries proposed
+     * @param commands commands proposed in those entries
+     * @param lingerExpiries entries sent because the batch linger ran out before the batch filled
      */
-    public long[] proposalCounts(int partition) {
+    public record ProposalCounts(long entries, long commands, long lingerExpiries) {
+    }
+
+    /** Group-commit efficiency of this node's proposals for {@code partition}. */
+    public ProposalCounts proposalCounts(int partition) {
         Proposer proposer = proposers[partition];
-        return new long[] {proposer.entriesProposed(), proposer.commandsProposed(), proposer.lingerExpiries()};
+        return new ProposalCounts(proposer.entriesProposed(), proposer.commandsProposed(), proposer.lingerExpiries());
     }
 
     @Override

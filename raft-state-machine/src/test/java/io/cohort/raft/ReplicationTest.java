@@ -156,9 +156,9 @@ class ReplicationTest {
             for (CompletableFuture<Result> future : pending) {
                 assertThat(commitError(done(future))).isEqualTo(ErrorCode.NONE);
             }
-            long[] counts = leader.proposalCounts(0);
-            assertThat(counts[1]).isEqualTo(2_000);
-            assertThat(counts[0]).as("entries for 2,000 concurrent commands").isLessThan(2_000);
+            CohortRaftNode.ProposalCounts counts = leader.proposalCounts(0);
+            assertThat(counts.commands()).isEqualTo(2_000);
+            assertThat(counts.entries()).as("entries for 2,000 concurrent commands").isLessThan(2_000);
         }
     }
 
@@ -176,7 +176,7 @@ class ReplicationTest {
         ExecutorService threads = Executors.newFixedThreadPool(clients);
         try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS, longLinger)) {
             CohortRaftNode leader = cluster.leaderOf(0);
-            long[] before = leader.proposalCounts(0);
+            CohortRaftNode.ProposalCounts before = leader.proposalCounts(0);
             List<CompletableFuture<Void>> committers = new ArrayList<>();
             for (int c = 0; c < clients; c++) {
                 String group = "lockstep-" + c;
@@ -192,11 +192,11 @@ class ReplicationTest {
                 }, threads));
             }
             CompletableFuture.allOf(committers.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
-            long[] lockstep = leader.proposalCounts(0);
-            assertThat(lockstep[1] - before[1]).isEqualTo((long) clients * rounds);
+            CohortRaftNode.ProposalCounts lockstep = leader.proposalCounts(0);
+            assertThat(lockstep.commands() - before.commands()).isEqualTo((long) clients * rounds);
             // One entry per round, plus a few while the clients' first commands trickle in (without
             // the linger: about two per round).
-            assertThat(lockstep[0] - before[0]).as("entries for %d rounds of %d clients", rounds, clients)
+            assertThat(lockstep.entries() - before.entries()).as("entries for %d rounds of %d clients", rounds, clients)
                     .isLessThanOrEqualTo(rounds + clients);
 
             // The load drops to one client: at most one entry waits out the linger, then none.
@@ -204,9 +204,9 @@ class ReplicationTest {
                 assertThat(commitError(done(leader.submit(0, Commands.simpleCommit("alone", "t", 0, offset)))))
                         .isEqualTo(ErrorCode.NONE);
             }
-            long[] alone = leader.proposalCounts(0);
-            assertThat(alone[0] - lockstep[0]).isEqualTo(20);
-            assertThat(alone[2] - lockstep[2]).as("linger expiries with one client").isLessThanOrEqualTo(1);
+            CohortRaftNode.ProposalCounts alone = leader.proposalCounts(0);
+            assertThat(alone.entries() - lockstep.entries()).isEqualTo(20);
+            assertThat(alone.lingerExpiries() - lockstep.lingerExpiries()).as("linger expiries with one client").isLessThanOrEqualTo(1);
         } finally {
             threads.shutdownNow();
         }

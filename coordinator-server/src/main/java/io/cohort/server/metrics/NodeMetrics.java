@@ -141,7 +141,7 @@ public final class NodeMetrics {
                 .labelNames("partition")
                 .callback(cb -> {
                     for (int p = 0; p < node.partitions(); p++) {
-                        cb.call(node.proposalCounts(p)[2], Integer.toString(p));
+                        cb.call(node.proposalCounts(p).lingerExpiries(), Integer.toString(p));
                     }
                 })
                 .register(registry);

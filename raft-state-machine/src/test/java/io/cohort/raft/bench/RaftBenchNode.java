@@ -323,9 +323,9 @@ public final class RaftBenchNode {
             StringBuilder applied = new StringBuilder();
             for (int p = 0; p < partitions; p++) {
                 applied.append(p == 0 ? "" : ",").append(n.stateMachine(p).lastAppliedIndex());
-                long[] counts = n.proposalCounts(p);
-                entries += counts[0];
-                commands += counts[1];
+                CohortRaftNode.ProposalCounts counts = n.proposalCounts(p);
+                entries += counts.entries();
+                commands += counts.commands();
                 if (n.isLeader(p)) {
                     led++;
                     PartitionStatus status = n.status(p);
