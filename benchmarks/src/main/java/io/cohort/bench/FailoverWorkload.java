@@ -35,6 +35,7 @@ final class FailoverWorkload {
         List<Double> gaps = new ArrayList<>();
         double maxStall = 0;
         double maxStallUnaffected = 0;
+        double maxRejoinStall = 0;
         long lostDuringRun = 0;
         int unrecovered = 0;
         String watchedGroup = WATCHED;
@@ -88,6 +89,10 @@ final class FailoverWorkload {
                 Machine.log(String.format("%s failover: kill %d: gap %s ms, max stall %.0f ms (unaffected %.0f ms); restarting node %d",
                         system, kill, gapMs, stallAll, stallUnaffected, victim));
 
+                // The node's return is a fault of its own for the committers: leadership may move back
+                // to it. Their longest pause from the restart until the cluster settled (and 1 s more,
+                // for a committer still in its retry backoff) is the rejoin stall.
+                pool.startRecordingAcks();
                 long tRestart = System.nanoTime();
                 Double restartMs = null;
                 Long lost = null;
@@ -101,6 +106,23 @@ final class FailoverWorkload {
                     boolean settled = target.settleAfterRestart();
                     line.put("settle_after_restart_ms", Json.round((System.nanoTime() - tSettle) / 1e6, 0));
                     line.put("settled_after_restart", settled);
+                    Machine.sleep(1_000);
+                    long tRejoinEnd = System.nanoTime();
+                    double rejoinStall = 0;
+                    long rejoinStallStart = tRestart;
+                    List<long[]> rejoinAcks = pool.stopRecordingAcks();
+                    line.put("rejoin_timeline_commits_per_s", timeline(rejoinAcks, tRestart, tRejoinEnd));
+                    for (long[] committerAcks : rejoinAcks) {
+                        double stall = maxStallMs(committerAcks, tRestart, tRejoinEnd);
+                        if (stall > rejoinStall) {
+                            rejoinStall = stall;
+                            rejoinStallStart = maxStallStart(committerAcks, tRestart, tRejoinEnd);
+                        }
+                    }
+                    line.put("max_stall_on_rejoin_ms", Json.round(rejoinStall, 1));
+                    line.put("max_stall_on_rejoin_start_ms", Json.round((rejoinStallStart - tRestart) / 1e6, 0));
+                    line.put("settled_after_restart_at_ms", Json.round((tRejoinEnd - 1_000_000_000L - tRestart) / 1e6, 0));
+                    maxRejoinStall = Math.max(maxRejoinStall, rejoinStall);
                 } catch (Exception | AssertionError e) {
                     restartFailure = e;
                     String what = e.toString().replace('\n', ' ');
@@ -169,6 +191,7 @@ final class FailoverWorkload {
                     : gaps.stream().mapToDouble(d -> d).max().getAsDouble());
             summary.put("max_stall_any_committer_ms", Json.round(maxStall, 1));
             summary.put("max_stall_unaffected_ms", Json.round(maxStallUnaffected, 1));
+            summary.put("max_stall_on_rejoin_ms", Json.round(maxRejoinStall, 1));
             summary.put("lost_acked_commits", finalLost + lostDuringRun);
             summary.put("lost_acked_commits_final_check", finalLost);
             summary.put("failed_commits", pool.totalFailures());
@@ -215,6 +238,26 @@ final class FailoverWorkload {
     }
 
     /** The longest gap between consecutive acknowledgements (and to tEnd) among those that span or follow tKill. */
+    /** Where the longest pause of {@link #maxStallMs} began (nanoTime). */
+    static long maxStallStart(long[] acks, long tKill, long tEnd) {
+        long[] sorted = acks.clone();
+        Arrays.sort(sorted);
+        long max = -1;
+        long start = tKill;
+        long prev = -1;
+        for (long a : sorted) {
+            if (prev >= 0 && a >= tKill && a - prev > max) {
+                max = a - prev;
+                start = prev;
+            }
+            prev = a;
+        }
+        if (prev >= 0 && tEnd - Math.max(prev, tKill) > max) {
+            start = Math.max(prev, tKill);
+        }
+        return start;
+    }
+
     static double maxStallMs(long[] acks, long tKill, long tEnd) {
         long[] sorted = acks.clone();
         Arrays.sort(sorted);

@@ -23,6 +23,7 @@ final class Ratios {
         FIGURES.put("rebalance", List.of(new Figure("initial_join_ms", false), new Figure("join_one_more_ms", false)));
         FIGURES.put("failover", List.of(new Figure("gap_p50_ms", false), new Figure("gap_p99_ms", false),
                 new Figure("max_stall_any_committer_ms", false), new Figure("max_stall_unaffected_ms", false),
+                new Figure("max_stall_on_rejoin_ms", false),
                 new Figure("lost_acked_commits", false)));
     }
 
