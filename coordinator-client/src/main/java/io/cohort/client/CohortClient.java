@@ -37,6 +37,7 @@ import io.cohort.client.internal.Backoff;
 import io.cohort.client.internal.Endpoint;
 import io.cohort.client.internal.Partitioner;
 import io.grpc.Grpc;
+import io.grpc.ConnectivityState;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
@@ -680,10 +681,22 @@ public final class CohortClient implements AutoCloseable {
         return new Endpoint(coordinator.host(), coordinator.port());
     }
 
+    /**
+     * The channel to {@code endpoint}, connecting at once. A channel whose node was down waits out
+     * gRPC's reconnect backoff (1 s, growing 1.6x per failed attempt up to 2 minutes), failing every
+     * call meanwhile; a node back from a restart and handed its partitions again was then unreachable
+     * for seconds to clients that had known it. The client calls a node only when it has reason to
+     * (it was named coordinator, or it is next in the bootstrap list) and paces its own retries, so
+     * each call is a reason to try the connection now.
+     */
     private ManagedChannel channel(Endpoint endpoint) {
         checkOpen();
-        return channels.computeIfAbsent(endpoint, e -> Grpc.newChannelBuilderForAddress(e.host(), e.port(),
-                InsecureChannelCredentials.create()).userAgent("cohort-client/" + clientId).build());
+        ManagedChannel channel = channels.computeIfAbsent(endpoint, e -> Grpc.newChannelBuilderForAddress(e.host(),
+                e.port(), InsecureChannelCredentials.create()).userAgent("cohort-client/" + clientId).build());
+        if (channel.getState(false) == ConnectivityState.TRANSIENT_FAILURE) {
+            channel.resetConnectBackoff();
+        }
+        return channel;
     }
 
     /** Sleeps before retry {@code attempt}; false (without sleeping) if that would pass the deadline. */
