@@ -11,7 +11,10 @@ public final class ProposalException extends RuntimeException {
     public enum Kind {
         /** This node does not lead the partition; {@link #leaderHint()} names the leader if known. */
         NOT_LEADER,
-        /** This node leads but has not applied its term's first entry yet. */
+        /**
+         * This node leads but cannot take commands yet: it has not applied its term's first entry,
+         * or it is handing the partition to another node. The command was not appended.
+         */
         NOT_READY,
         /** The command may or may not have been committed (timeout, leadership lost in flight). */
         INDETERMINATE,

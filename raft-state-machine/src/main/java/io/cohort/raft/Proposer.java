@@ -273,6 +273,15 @@ final class Proposer {
                 return new ProposalException(ProposalException.Kind.NOT_READY, -1,
                         "partition " + partition + ": leader not ready", reply.getLeaderNotReadyException());
             }
+            if (reply.getLeaderSteppingDownException() != null) {
+                // A leadership transfer is under way: Ratis refuses writes, without appending them,
+                // until the transferee is elected (or the transfer times out). The client should wait
+                // here and be sent on by the NOT_COORDINATOR that follows, not look up a coordinator
+                // that is about to change.
+                return new ProposalException(ProposalException.Kind.NOT_READY, -1,
+                        "partition " + partition + ": leadership is being handed over",
+                        reply.getLeaderSteppingDownException());
+            }
             if (reply.isSuccess()) {
                 // Replied without our apply hook having seen the entry: should not happen; the safe
                 // answer is "unknown outcome", which clients retry.

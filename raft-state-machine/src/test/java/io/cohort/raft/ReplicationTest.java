@@ -492,6 +492,36 @@ class ReplicationTest {
         }
     }
 
+    /**
+     * While a transfer is pending Ratis refuses writes without appending them; the client is told to
+     * wait (COORDINATOR_LOAD_IN_PROGRESS), not that the outcome is unknown (it used to get
+     * COORDINATOR_NOT_AVAILABLE and went looking for a coordinator). A transfer to a node that is
+     * down stays pending until its timeout; then the leader takes writes again.
+     */
+    @Test
+    void aLeaderHandingOverRefusesWritesAsNotReadyAndTakesThemAgainWhenTheTransferFails() throws Exception {
+        try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS)) {
+            CohortRaftNode leader = cluster.leaderOf(0);
+            int target = cluster.spec.peers().stream().mapToInt(NodeAddress::nodeId)
+                    .filter(id -> id != leader.nodeId()).findFirst().orElseThrow();
+            cluster.stopNode(target);
+            var transfer = leader.transferLeadership(0, target, 5_000);
+
+            CompletableFuture<Result> refused = leader.submit(0, Commands.simpleCommit("handover", "t", 0, 1));
+            assertThatThrownBy(() -> done(refused))
+                    .hasCauseInstanceOf(ProposalException.class)
+                    .cause().satisfies(e -> assertThat(((ProposalException) e).kind())
+                            .isEqualTo(ProposalException.Kind.NOT_READY));
+
+            assertThat(transfer.get(20, TimeUnit.SECONDS).isSuccess()).isFalse();
+            // Ratis answers the transfer request a moment before it clears its stepping-down state.
+            await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() ->
+                    commitError(done(leader.submit(0, Commands.simpleCommit("handover", "t", 0, 2)))) == ErrorCode.NONE);
+            assertThat(leader.isLeaderReady(0)).isTrue();
+            assertThat(fetched(leader, 0, "handover", "t", 0)).isEqualTo(2L);
+        }
+    }
+
     @Test
     void aLeaderHandsAPartitionToAnyCaughtUpPeer() throws Exception {
         try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS)) {

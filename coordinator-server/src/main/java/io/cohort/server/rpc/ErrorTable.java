@@ -23,8 +23,8 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@code NOT_LEADER} (Kafka's NOT_LEADER_OR_FOLLOWER) → NOT_COORDINATOR, with the leader's
  *       client endpoint as hint when this node knows it;</li>
- *   <li>{@code NOT_READY} (leader elected, first entry of its term not applied) →
- *       COORDINATOR_LOAD_IN_PROGRESS;</li>
+ *   <li>{@code NOT_READY} (leader elected, first entry of its term not applied; or handing the
+ *       partition over to another node) → COORDINATOR_LOAD_IN_PROGRESS;</li>
  *   <li>{@code INDETERMINATE} (timed out, leadership lost in flight: Kafka's REQUEST_TIMED_OUT and
  *       NOT_ENOUGH_REPLICAS) → COORDINATOR_NOT_AVAILABLE;</li>
  *   <li>{@code SHUTTING_DOWN} → COORDINATOR_NOT_AVAILABLE: reference 1.0 item 2 answers "coordinator
