@@ -106,23 +106,22 @@ final class FailoverWorkload {
                     boolean settled = target.settleAfterRestart();
                     line.put("settle_after_restart_ms", Json.round((System.nanoTime() - tSettle) / 1e6, 0));
                     line.put("settled_after_restart", settled);
+                    long tSettled = System.nanoTime();
                     Machine.sleep(1_000);
                     long tRejoinEnd = System.nanoTime();
-                    double rejoinStall = 0;
-                    long rejoinStallStart = tRestart;
                     List<long[]> rejoinAcks = pool.stopRecordingAcks();
                     line.put("rejoin_timeline_commits_per_s", timeline(rejoinAcks, tRestart, tRejoinEnd));
+                    Stall rejoinStall = new Stall(tRestart, 0);
                     for (long[] committerAcks : rejoinAcks) {
-                        double stall = maxStallMs(committerAcks, tRestart, tRejoinEnd);
-                        if (stall > rejoinStall) {
+                        Stall stall = longestStall(committerAcks, tRestart, tRejoinEnd);
+                        if (stall.ms() > rejoinStall.ms()) {
                             rejoinStall = stall;
-                            rejoinStallStart = maxStallStart(committerAcks, tRestart, tRejoinEnd);
                         }
                     }
-                    line.put("max_stall_on_rejoin_ms", Json.round(rejoinStall, 1));
-                    line.put("max_stall_on_rejoin_start_ms", Json.round((rejoinStallStart - tRestart) / 1e6, 0));
-                    line.put("settled_after_restart_at_ms", Json.round((tRejoinEnd - 1_000_000_000L - tRestart) / 1e6, 0));
-                    maxRejoinStall = Math.max(maxRejoinStall, rejoinStall);
+                    line.put("max_stall_on_rejoin_ms", Json.round(rejoinStall.ms(), 1));
+                    line.put("max_stall_on_rejoin_start_ms", Json.round((rejoinStall.startNanos() - tRestart) / 1e6, 0));
+                    line.put("settled_after_restart_at_ms", Json.round((tSettled - tRestart) / 1e6, 0));
+                    maxRejoinStall = Math.max(maxRejoinStall, rejoinStall.ms());
                 } catch (Exception | AssertionError e) {
                     restartFailure = e;
                     String what = e.toString().replace('\n', ' ');
@@ -237,9 +236,12 @@ final class FailoverWorkload {
         return -1;
     }
 
+    /** A committer's longest pause: where it began (nanoTime) and how long it was. */
+    record Stall(long startNanos, double ms) {
+    }
+
     /** The longest gap between consecutive acknowledgements (and to tEnd) among those that span or follow tKill. */
-    /** Where the longest pause of {@link #maxStallMs} began (nanoTime). */
-    static long maxStallStart(long[] acks, long tKill, long tEnd) {
+    static Stall longestStall(long[] acks, long tKill, long tEnd) {
         long[] sorted = acks.clone();
         Arrays.sort(sorted);
         long max = -1;
@@ -252,29 +254,16 @@ final class FailoverWorkload {
             }
             prev = a;
         }
-        if (prev >= 0 && tEnd - Math.max(prev, tKill) > max) {
-            start = Math.max(prev, tKill);
+        long last = prev >= 0 ? Math.max(prev, tKill) : tKill;
+        if (tEnd - last > max) {
+            max = tEnd - last;
+            start = last;
         }
-        return start;
+        return new Stall(start, max / 1e6);
     }
 
     static double maxStallMs(long[] acks, long tKill, long tEnd) {
-        long[] sorted = acks.clone();
-        Arrays.sort(sorted);
-        long max = 0;
-        long prev = -1;
-        for (long a : sorted) {
-            if (prev >= 0 && a >= tKill) {
-                max = Math.max(max, a - prev);
-            }
-            prev = a;
-        }
-        if (prev >= 0) {
-            max = Math.max(max, tEnd - Math.max(prev, tKill));
-        } else {
-            max = tEnd - tKill;
-        }
-        return max / 1e6;
+        return longestStall(acks, tKill, tEnd).ms();
     }
 
     /** Acknowledgements per second of every committer together, in 100 ms buckets from {@code from} to {@code to}. */

@@ -48,6 +48,11 @@ class ReplicationTest {
         return future.get(20, TimeUnit.SECONDS);
     }
 
+    private static int anotherNode(RaftTestCluster cluster, CohortRaftNode node) {
+        return cluster.spec.peers().stream().mapToInt(NodeAddress::nodeId)
+                .filter(id -> id != node.nodeId()).findFirst().orElseThrow();
+    }
+
     private static ErrorCode commitError(Result result) {
         return ((OffsetCommitResponse) result.immediateResponse()).topics().get(0).partitions().get(0).error();
     }
@@ -502,8 +507,7 @@ class ReplicationTest {
     void aLeaderHandingOverRefusesWritesAsNotReadyAndTakesThemAgainWhenTheTransferFails() throws Exception {
         try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS)) {
             CohortRaftNode leader = cluster.leaderOf(0);
-            int target = cluster.spec.peers().stream().mapToInt(NodeAddress::nodeId)
-                    .filter(id -> id != leader.nodeId()).findFirst().orElseThrow();
+            int target = anotherNode(cluster, leader);
             cluster.stopNode(target);
             var transfer = leader.transferLeadership(0, target, 5_000);
 
@@ -526,8 +530,7 @@ class ReplicationTest {
     void aLeaderHandsAPartitionToAnyCaughtUpPeer() throws Exception {
         try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS)) {
             CohortRaftNode leader = cluster.leaderOf(0);
-            int target = cluster.spec.peers().stream().mapToInt(NodeAddress::nodeId)
-                    .filter(id -> id != leader.nodeId()).findFirst().orElseThrow();
+            int target = anotherNode(cluster, leader);
             cluster.awaitReplicasConverged(0);
             var reply = leader.transferLeadership(0, target, 5_000).get(20, TimeUnit.SECONDS);
             assertThat(reply.isSuccess()).as("%s", reply.getException()).isTrue();
