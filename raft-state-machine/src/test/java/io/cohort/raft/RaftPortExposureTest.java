@@ -2,12 +2,15 @@ package io.cohort.raft;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.cohort.core.ErrorCode;
 import io.cohort.core.GroupConfig;
 import io.cohort.core.response.OffsetCommitResponse;
 import io.cohort.core.response.OffsetFetchResponse;
 import io.cohort.core.shard.Result;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -20,7 +23,14 @@ import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.proto.RaftProtos.RequestVoteRequestProto;
+import org.apache.ratis.proto.grpc.RaftServerProtocolServiceGrpc;
 import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.thirdparty.io.grpc.Attributes;
+import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
+import org.apache.ratis.thirdparty.io.grpc.Status;
+import org.apache.ratis.thirdparty.io.grpc.StatusRuntimeException;
+import org.apache.ratis.thirdparty.io.grpc.netty.NettyChannelBuilder;
 import org.apache.ratis.util.TimeDuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -76,6 +86,43 @@ class RaftPortExposureTest {
                 }
             }
             assertEveryOffsetReadBackBeforeAndAfterARestart(cluster, acknowledged);
+        }
+    }
+
+    @Test
+    void aRaftPeerCallFromAnAddressNoPeerHasIsRefused() throws Exception {
+        try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS)) {
+            NodeAddress target = cluster.spec.peer(0);
+            // The peers are configured on 127.0.0.1; a process connecting from 127.0.0.2 is none of them.
+            StatusRuntimeException fromOutsider = requestVote(target, new InetSocketAddress("127.0.0.2", 0));
+            assertThat(fromOutsider.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
+            assertThat(fromOutsider.getStatus().getDescription()).contains("not an address of a configured peer");
+            // From a peer's address the same (malformed) call reaches Ratis, which answers it its own way.
+            StatusRuntimeException fromPeerAddress = requestVote(target, new InetSocketAddress("127.0.0.1", 0));
+            assertThat(fromPeerAddress.getStatus().getCode()).isNotEqualTo(Status.Code.PERMISSION_DENIED);
+            assertThat(cluster.node(0).raftPortRefusedCalls()).isEqualTo(1);
+            cluster.submitToLeader(0, Commands.simpleCommit("g", "t", 0, 1));
+        }
+    }
+
+    /** An empty RequestVote to {@code target}'s Raft port from {@code local}; Ratis fails it either way. */
+    private static StatusRuntimeException requestVote(NodeAddress target, InetSocketAddress local) {
+        ManagedChannel channel = NettyChannelBuilder.forAddress(target.host(), target.raftPort())
+                .usePlaintext()
+                .localSocketPicker(new NettyChannelBuilder.LocalSocketPicker() {
+                    @Override
+                    public SocketAddress createSocketAddress(SocketAddress remote, Attributes attributes) {
+                        return local;
+                    }
+                })
+                .build();
+        try {
+            RaftServerProtocolServiceGrpc.RaftServerProtocolServiceBlockingStub stub =
+                    RaftServerProtocolServiceGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
+            return catchThrowableOfType(() -> stub.requestVote(RequestVoteRequestProto.getDefaultInstance()),
+                    StatusRuntimeException.class);
+        } finally {
+            channel.shutdownNow();
         }
     }
 

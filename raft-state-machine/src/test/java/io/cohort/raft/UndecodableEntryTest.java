@@ -42,17 +42,17 @@ class UndecodableEntryTest {
         try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS)) {
             Map<String, Long> acknowledged = new HashMap<>();
             commit(cluster, acknowledged, 1);
-            CohortRaftNode leader = cluster.leaderOf(0);
             byte[] garbage = "garbage".getBytes(StandardCharsets.US_ASCII);
             byte[] unknownVersion = LogEntry.newBuilder().setFormatVersion(LogCodec.FORMAT_VERSION + 1)
                     .setLeaderTimeMs(1).build().toByteArray();
             for (byte[] raw : List.of(garbage, unknownVersion)) {
-                RaftClientReply reply = leader.submitRawEntry(0, leader.proposerClientId(), raw).get(20, TimeUnit.SECONDS);
-                assertThat(reply.isSuccess()).as("%s", reply).isTrue();
+                submitRaw(cluster, raw);
             }
             cluster.awaitReplicasConverged(0);
+            long skipped = cluster.node(0).stateMachine(0).undecodableEntriesSkipped();
+            assertThat(skipped).isGreaterThanOrEqualTo(2);
             for (CohortRaftNode node : cluster.runningNodes()) {
-                assertThat(node.stateMachine(0).undecodableEntriesSkipped()).as("node %d", node.nodeId()).isEqualTo(2);
+                assertThat(node.stateMachine(0).undecodableEntriesSkipped()).as("node %d", node.nodeId()).isEqualTo(skipped);
             }
             commit(cluster, acknowledged, 2);
             RaftPortExposureTest.assertEveryOffsetReadBack(cluster, acknowledged);
@@ -70,7 +70,7 @@ class UndecodableEntryTest {
             }
             cluster.awaitAllLeadersReady();
             await().atMost(Duration.ofSeconds(30)).until(() -> cluster.runningNodes().stream()
-                    .allMatch(node -> node.stateMachine(0).undecodableEntriesSkipped() == 2));
+                    .allMatch(node -> node.stateMachine(0).undecodableEntriesSkipped() == skipped));
             commit(cluster, acknowledged, 3);
             RaftPortExposureTest.assertEveryOffsetReadBack(cluster, acknowledged);
         }
@@ -90,6 +90,23 @@ class UndecodableEntryTest {
                 assertThat(node.stateMachine(0).undecodableEntriesSkipped()).isZero();
             }
         }
+    }
+
+    /**
+     * Appends {@code raw} through the leader's own writer. A leader change in between answers
+     * NotLeader (nothing appended, except if the leader lost its role after appending: then the
+     * entry may be committed twice, which every replica sees the same way).
+     */
+    private static void submitRaw(RaftTestCluster cluster, byte[] raw) throws Exception {
+        RaftClientReply reply = null;
+        for (int attempt = 0; attempt < 10; attempt++) {
+            CohortRaftNode leader = cluster.leaderOf(0);
+            reply = leader.submitRawEntry(0, leader.proposerClientId(), raw).get(20, TimeUnit.SECONDS);
+            if (reply.getNotLeaderException() == null) {
+                break;
+            }
+        }
+        assertThat(reply.isSuccess()).as("%s", reply).isTrue();
     }
 
     private static void deleteSnapshots(Path dataDir) throws IOException {
