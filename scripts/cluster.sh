@@ -129,10 +129,12 @@ launch_node() {
   mkdir -p "$data_dir" "$log_dir"
   out="$log_dir/node-$id.out"
   [[ -f "$out" ]] && mv -f "$out" "$out.1"
+  # umask 077: the files the node writes (Raft logs, snapshots, its logs) are its user's only; Java
+  # cannot set a umask itself. exec keeps the pid: $! is the JVM.
   # shellcheck disable=SC2086 # java_opts holds several options on purpose
-  nohup java $java_opts -jar "$run_jar" --node-id "$id" --cluster-id cohort --peers "$(peers)" \
+  (umask 077 && exec nohup java $java_opts -jar "$run_jar" --node-id "$id" --cluster-id cohort --peers "$(peers)" \
     --partitions "$PARTITIONS" --data-dir "$data_dir/node-$id" --log-dir "$log_dir" \
-    --metrics-port "$(metrics_port "$id")" >"$out" 2>&1 </dev/null &
+    --metrics-port "$(metrics_port "$id")" >"$out" 2>&1 </dev/null) &
   pid=$!
   echo "$pid" >"$(pid_file "$id")"
 }

@@ -36,7 +36,10 @@ import org.slf4j.LoggerFactory;
  * from a peer. It stops processes on other hosts; a process on a peer's host, or one that can
  * spoof a peer's address, still passes (docs/OPERATIONS.md, "Network exposure"). Host names are
  * resolved again, at most every {@value #RESOLVE_AGAIN_AFTER_MS} ms, when a call comes from an
- * unknown address, so a peer whose address changed is accepted again.
+ * unknown address, so a peer whose address changed is accepted again. Where peers reach each other
+ * through addresses their hosts do not resolve to (NAT, a proxy per peer), the address check can be
+ * turned off with {@code -D}{@value #PEER_ADDRESS_CHECK_PROPERTY}{@code =false}; the client and
+ * admin services stay refused.
  */
 final class RaftPortGuard implements ServerInterceptor, GrpcServices.Customizer {
     private static final Logger LOG = LoggerFactory.getLogger(RaftPortGuard.class);
@@ -45,6 +48,9 @@ final class RaftPortGuard implements ServerInterceptor, GrpcServices.Customizer 
     /** Refusals are logged at most this often: an attacker must not fill the disk with our log. */
     private static final long REFUSAL_LOG_INTERVAL_MS = 10_000;
 
+    static final String PEER_ADDRESS_CHECK_PROPERTY = "cohort.raft.peerAddressCheck";
+
+    private final boolean checkPeerAddresses;
     private final List<String> peerHosts;
     private volatile Set<InetAddress> peerAddresses;
     private final AtomicLong resolvedAtMs = new AtomicLong();
@@ -52,6 +58,10 @@ final class RaftPortGuard implements ServerInterceptor, GrpcServices.Customizer 
     private final AtomicLong refusedCalls = new AtomicLong();
 
     RaftPortGuard(List<NodeAddress> peers) {
+        this.checkPeerAddresses = !"false".equalsIgnoreCase(System.getProperty(PEER_ADDRESS_CHECK_PROPERTY));
+        if (!checkPeerAddresses) {
+            LOG.warn("-D{}=false: the Raft port takes Raft calls from any address", PEER_ADDRESS_CHECK_PROPERTY);
+        }
         this.peerHosts = peers.stream().map(NodeAddress::host).distinct().toList();
         this.peerAddresses = resolve(peerHosts);
         this.resolvedAtMs.set(System.currentTimeMillis());
@@ -78,7 +88,7 @@ final class RaftPortGuard implements ServerInterceptor, GrpcServices.Customizer 
                     + " is not served over the network (Cohort's API is on the client port)");
         }
         SocketAddress remote = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
-        if (!isPeerAddress(remote)) {
+        if (checkPeerAddresses && !isPeerAddress(remote)) {
             return refuse(call, "the Raft port serves Raft peers only; " + remote
                     + " is not an address of a configured peer");
         }
