@@ -473,26 +473,9 @@ public final class CohortRaftNode implements AutoCloseable {
         return clientId;
     }
 
-    /**
-     * Submits {@code data} as a raw log entry from {@code writer}, in process, bypassing the codec:
-     * for tests of what replicas do with an entry that does not decode, and of the leader's refusal
-     * of entries another writer built.
-     */
-    CompletableFuture<RaftClientReply> submitRawEntry(int partition, ClientId writer, byte[] data) {
-        RaftClientRequest request = RaftClientRequest.newBuilder()
-                .setClientId(writer)
-                .setServerId(selfId)
-                .setGroupId(spec.raftGroupId(partition))
-                // Far from the proposer's call ids, which share the client id: Ratis's retry cache is keyed by both.
-                .setCallId((1L << 62) + adminCallIds.incrementAndGet())
-                .setMessage(Message.valueOf(org.apache.ratis.thirdparty.com.google.protobuf.ByteString.copyFrom(data)))
-                .setType(RaftClientRequest.writeRequestType())
-                .build();
-        try {
-            return server.submitClientRequestAsync(request);
-        } catch (IOException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+    /** The Raft server, for tests that write raw entries (what replicas do with one that does not decode). */
+    RaftServer raftServer() {
+        return server;
     }
 
     /** Applies timer operations a heartbeat produced (leader only; ignored elsewhere). */

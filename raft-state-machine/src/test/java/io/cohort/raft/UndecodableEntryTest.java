@@ -17,10 +17,16 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
 class UndecodableEntryTest {
     private static final GroupConfig GROUPS = GroupConfig.defaults().withInitialRebalanceDelayMs(100);
     private static final String GROUP = "g-undecodable";
+    private static final AtomicLong RAW_CALL_IDS = new AtomicLong();
 
     @TempDir
     Path tmp;
@@ -81,7 +88,7 @@ class UndecodableEntryTest {
         try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS)) {
             CohortRaftNode leader = cluster.leaderOf(0);
             long committedBefore = leader.status(0).commitIndex();
-            RaftClientReply reply = leader.submitRawEntry(0, ClientId.randomId(),
+            RaftClientReply reply = submitRawEntry(leader, ClientId.randomId(),
                     "garbage".getBytes(StandardCharsets.US_ASCII)).get(20, TimeUnit.SECONDS);
             assertThat(reply.isSuccess()).isFalse();
             assertThat(reply.getStateMachineException()).hasMessageContaining("accepts entries from this node's proposer only");
@@ -101,12 +108,30 @@ class UndecodableEntryTest {
         RaftClientReply reply = null;
         for (int attempt = 0; attempt < 10; attempt++) {
             CohortRaftNode leader = cluster.leaderOf(0);
-            reply = leader.submitRawEntry(0, leader.proposerClientId(), raw).get(20, TimeUnit.SECONDS);
+            reply = submitRawEntry(leader, leader.proposerClientId(), raw).get(20, TimeUnit.SECONDS);
             if (reply.getNotLeaderException() == null) {
                 break;
             }
         }
         assertThat(reply.isSuccess()).as("%s", reply).isTrue();
+    }
+
+    /**
+     * Submits {@code data} to partition 0 as a raw log entry from {@code writer}, in process, past
+     * the codec. Its call id is far from the proposer's, which share the client id: Ratis's retry
+     * cache is keyed by both.
+     */
+    private static CompletableFuture<RaftClientReply> submitRawEntry(CohortRaftNode leader, ClientId writer,
+                                                                     byte[] data) throws IOException {
+        RaftClientRequest request = RaftClientRequest.newBuilder()
+                .setClientId(writer)
+                .setServerId(RaftPeerId.valueOf(leader.spec().peer(leader.nodeId()).peerId()))
+                .setGroupId(leader.spec().raftGroupId(0))
+                .setCallId((1L << 62) + RAW_CALL_IDS.incrementAndGet())
+                .setMessage(Message.valueOf(ByteString.copyFrom(data)))
+                .setType(RaftClientRequest.writeRequestType())
+                .build();
+        return leader.raftServer().submitClientRequestAsync(request);
     }
 
     private static void deleteSnapshots(Path dataDir) throws IOException {
