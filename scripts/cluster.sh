@@ -125,15 +125,21 @@ check_node_id() {
 
 # Starts node $1 in the background (its pid goes to its pid file); returns at once.
 launch_node() {
-  local id=$1 out pid
+  local id=$1 out pid old_umask
   mkdir -p "$data_dir" "$log_dir"
   out="$log_dir/node-$id.out"
   [[ -f "$out" ]] && mv -f "$out" "$out.1"
+  # umask 077 for the node: the files it writes (Raft logs, snapshots, its logs) are its user's
+  # only; Java cannot set a umask itself. Set around the launch (not in a subshell, so that $! is
+  # the JVM itself).
+  old_umask=$(umask)
+  umask 077
   # shellcheck disable=SC2086 # java_opts holds several options on purpose
   nohup java $java_opts -jar "$run_jar" --node-id "$id" --cluster-id cohort --peers "$(peers)" \
     --partitions "$PARTITIONS" --data-dir "$data_dir/node-$id" --log-dir "$log_dir" \
     --metrics-port "$(metrics_port "$id")" >"$out" 2>&1 </dev/null &
   pid=$!
+  umask "$old_umask"
   echo "$pid" >"$(pid_file "$id")"
 }
 

@@ -563,7 +563,11 @@ public final class ProcessCluster implements AutoCloseable {
                 Files.writeString(node.dir.resolve("hosts"), links.hostsFileOf(node.id), StandardCharsets.UTF_8);
             }
             node.starts++;
-            ProcessBuilder builder = new ProcessBuilder(command(node))
+            // umask 077, as scripts/cluster.sh: the node's files are private (Java cannot set a umask);
+            // exec keeps the pid, so signals still go to the JVM itself.
+            List<String> underUmask = new ArrayList<>(List.of("sh", "-c", "umask 077 && exec \"$@\"", "sh"));
+            underUmask.addAll(command(node));
+            ProcessBuilder builder = new ProcessBuilder(underUmask)
                     .directory(node.dir.toFile())
                     .redirectOutput(node.stdout().toFile())
                     .redirectError(node.stderr().toFile());

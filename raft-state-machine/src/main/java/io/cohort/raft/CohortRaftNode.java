@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
@@ -93,6 +94,7 @@ public final class CohortRaftNode implements AutoCloseable {
     private final ScheduledExecutorService timerScheduler;
     /** Wakes proposers whose linger ran out; its own thread, so group timers never delay a commit. */
     private final ScheduledExecutorService lingerTimer;
+    private final RaftPortGuard raftPortGuard;
     private final RaftServer server;
 
     private CohortRaftNode(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning, PartitionListener listener)
@@ -118,12 +120,17 @@ public final class CohortRaftNode implements AutoCloseable {
         PartitionStateMachine.Hooks hooks = new Hooks();
         for (int p = 0; p < partitions; p++) {
             leaders.set(p, -1);
-            stateMachines[p] = new PartitionStateMachine(p, new GroupCoordinatorShard(spec.groupConfig()), hooks);
+            stateMachines[p] = new PartitionStateMachine(p, new GroupCoordinatorShard(spec.groupConfig()), hooks,
+                    clientId);
             partitionByGroup.put(spec.raftGroupId(p), p);
         }
+        this.raftPortGuard = new RaftPortGuard(spec.peers());
+        Parameters parameters = new Parameters();
+        GrpcConfigKeys.Server.setServicesCustomizer(parameters, raftPortGuard);
         this.server = RaftServer.newBuilder()
                 .setServerId(selfId)
                 .setProperties(raftProperties(dataDir, spec.peer(nodeId), tuning))
+                .setParameters(parameters)
                 .setStateMachineRegistry(groupId -> {
                     Integer partition = partitionByGroup.get(groupId);
                     if (partition == null) {
@@ -142,7 +149,8 @@ public final class CohortRaftNode implements AutoCloseable {
     }
 
     /**
-     * Starts the node: checks (or writes) the cluster metadata in {@code dataDir}, starts the Raft
+     * Starts the node: makes {@code dataDir} private to this user ({@link DataDirPermissions}),
+     * checks (or writes) the cluster metadata in it, starts the Raft
      * server, and creates the replicas of partitions this node does not host yet. Existing replicas
      * come back from their storage: latest snapshot, then the log suffix.
      *
@@ -150,6 +158,7 @@ public final class CohortRaftNode implements AutoCloseable {
      */
     public static CohortRaftNode start(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning,
                                        PartitionListener listener) throws IOException {
+        DataDirPermissions.makePrivate(dataDir);
         ClusterMetadata.writeOrVerify(dataDir, nodeId, spec);
         if (CommonPoolParallelism.threadPerTask()) {
             LOG.warn("the common ForkJoinPool has parallelism {}: Ratis will start a thread per append; set -D{}={}",
@@ -159,6 +168,8 @@ public final class CohortRaftNode implements AutoCloseable {
         CohortRaftNode node = new CohortRaftNode(nodeId, spec, dataDir, tuning, listener);
         node.server.start();
         node.addMissingGroups();
+        // What the start created under a permissive umask (cluster.properties, new replicas' dirs).
+        DataDirPermissions.makePrivate(dataDir);
         node.timerScheduler.scheduleWithFixedDelay(node::balanceLeaders, LEADER_BALANCE_INTERVAL_MS,
                 LEADER_BALANCE_INTERVAL_MS, TimeUnit.MILLISECONDS);
         LOG.info("node {} started: {} partitions on Raft port {}", nodeId, spec.partitions(),
@@ -450,6 +461,21 @@ public final class CohortRaftNode implements AutoCloseable {
                     "partition " + partition + ": linearizable read failed: " + cause, cause));
         });
         return result;
+    }
+
+    /** Calls refused on the Raft port since start: Ratis's client or admin services, or a non-peer address. */
+    public long raftPortRefusedCalls() {
+        return raftPortGuard.refusedCalls();
+    }
+
+    /** The client id this node's proposals carry: the only writer its partitions accept. */
+    ClientId proposerClientId() {
+        return clientId;
+    }
+
+    /** The Raft server, for tests that write raw entries (what replicas do with one that does not decode). */
+    RaftServer raftServer() {
+        return server;
     }
 
     /** Applies timer operations a heartbeat produced (leader only; ignored elsewhere). */

@@ -26,6 +26,7 @@ import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeerId;
@@ -54,8 +55,15 @@ import org.slf4j.LoggerFactory;
  * them. Nothing is encoded on the way back: the proposer submits in-process, so results are handed
  * over as objects.
  *
- * <p>Protocol errors are values inside results. An exception here (an undecodable entry, or a
- * record that breaks an invariant in replay) stops the node on purpose: a replica must not diverge.
+ * <p>Protocol errors are values inside results. A record that breaks an invariant in replay throws
+ * and stops the partition on purpose: a replica must not diverge. An entry whose bytes do not decode
+ * (not a Cohort log entry, an unknown format version, a command that does not decode) is different:
+ * decoding is a pure function of the committed bytes, so every replica decides the same, and the
+ * entry is skipped, counted ({@link #undecodableEntriesSkipped()}) and logged with its index, never
+ * applied in part. Only entries built by this node's proposer are accepted on the leader
+ * ({@link #startTransaction}), so such an entry can only come from a bug or a corrupted log, and
+ * must not stop the partition forever (it would replay at every start). A snapshot that fails to
+ * decode still fails the start: skipping it would silently lose its state.
  */
 public final class PartitionStateMachine extends BaseStateMachine {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionStateMachine.class);
@@ -78,16 +86,20 @@ public final class PartitionStateMachine extends BaseStateMachine {
     private final int partition;
     private final GroupCoordinatorShard shard;
     private final Hooks hooks;
+    /** The client id of the node's in-process proposer: the only writer this partition accepts. */
+    private final ClientId proposerClientId;
+    private final AtomicLong undecodableEntriesSkipped = new AtomicLong();
     private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
     private final AtomicLong readIds = new AtomicLong();
     /** A sequence lock around apply: odd while an entry is being applied (for consistent digests). */
     private final AtomicLong applySequence = new AtomicLong();
     private final ConcurrentHashMap<Long, Runnable> pendingReads = new ConcurrentHashMap<>();
 
-    public PartitionStateMachine(int partition, GroupCoordinatorShard shard, Hooks hooks) {
+    public PartitionStateMachine(int partition, GroupCoordinatorShard shard, Hooks hooks, ClientId proposerClientId) {
         this.partition = partition;
         this.shard = shard;
         this.hooks = hooks;
+        this.proposerClientId = proposerClientId;
     }
 
     public int partition() {
@@ -139,11 +151,36 @@ public final class PartitionStateMachine extends BaseStateMachine {
         return storage;
     }
 
+    /**
+     * On the leader, before an entry is appended: only the node's own proposer may write. Ratis's
+     * client service is closed to the network ({@link RaftPortGuard}); this keeps any other in-process
+     * caller out too, so the leader appends only entries Cohort built.
+     */
+    @Override
+    public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
+        if (!proposerClientId.equals(request.getClientId())) {
+            return TransactionContext.newBuilder()
+                    .setStateMachine(this)
+                    .setClientRequest(request)
+                    .build()
+                    .setException(new IOException("partition " + partition + " accepts entries from this node's"
+                            + " proposer only, not from client " + request.getClientId()));
+        }
+        return super.startTransaction(request);
+    }
+
     @Override
     public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
         LogEntryProto entry = trx.getLogEntry();
         ByteString data = entry.getStateMachineLogEntry().getLogData();
-        LogCodec.DecodedEntry decoded = LogCodec.decodeEntry(data.asReadOnlyByteBuffer());
+        LogCodec.DecodedEntry decoded;
+        try {
+            decoded = LogCodec.decodeEntry(data.asReadOnlyByteBuffer());
+        } catch (RuntimeException e) {
+            // Pure function of the committed bytes: every replica skips the same entries.
+            skipUndecodable(entry, e);
+            return CompletableFuture.completedFuture(Message.EMPTY);
+        }
         List<Result> results = new ArrayList<>(decoded.commands().size());
         applySequence.incrementAndGet();
         try {
@@ -158,6 +195,28 @@ public final class PartitionStateMachine extends BaseStateMachine {
                 ClientId.valueOf(entry.getStateMachineLogEntry().getClientId()),
                 entry.getStateMachineLogEntry().getCallId(), results);
         return CompletableFuture.completedFuture(Message.EMPTY);
+    }
+
+    private void skipUndecodable(LogEntryProto entry, RuntimeException cause) {
+        long skipped = undecodableEntriesSkipped.incrementAndGet();
+        LOG.error("partition {}: skipped the committed entry at index {} (term {}, {} bytes, client {}): it does not"
+                        + " decode as a Cohort log entry: {}. Every replica skips it the same way; {} skipped so far",
+                partition, entry.getIndex(), entry.getTerm(), entry.getStateMachineLogEntry().getLogData().size(),
+                ClientId.valueOf(entry.getStateMachineLogEntry().getClientId()), cause.toString(), skipped);
+        applySequence.incrementAndGet();
+        try {
+            updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+        } finally {
+            applySequence.incrementAndGet();
+        }
+    }
+
+    /**
+     * Committed entries this replica skipped because they did not decode, since it started (a replay
+     * of the log at start meets them again; one covered by a snapshot is not met again).
+     */
+    public long undecodableEntriesSkipped() {
+        return undecodableEntriesSkipped.get();
     }
 
     /**

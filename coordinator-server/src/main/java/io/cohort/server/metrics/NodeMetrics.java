@@ -30,6 +30,7 @@ public final class NodeMetrics {
                         Integer.toString(node.partitions()));
         registerGroupGauges(registry, node);
         registerRaftGauges(registry, node);
+        registerRaftRefusals(registry, node);
     }
 
     private static void registerGroupGauges(PrometheusRegistry registry, CohortRaftNode node) {
@@ -144,6 +145,27 @@ public final class NodeMetrics {
                         cb.call(node.proposalCounts(p).lingerExpiries(), Integer.toString(p));
                     }
                 })
+                .register(registry);
+    }
+
+    /** What the Raft side refused or skipped: never expected in a healthy cluster, each worth an alert. */
+    private static void registerRaftRefusals(PrometheusRegistry registry, CohortRaftNode node) {
+        CounterWithCallback.builder()
+                .name("cohort_raft_undecodable_entries_skipped_total")
+                .help("Committed log entries this replica skipped because they do not decode as Cohort entries"
+                        + " (every replica skips the same ones), since the node started, by partition")
+                .labelNames("partition")
+                .callback(cb -> {
+                    for (int p = 0; p < node.partitions(); p++) {
+                        cb.call(node.stateMachine(p).undecodableEntriesSkipped(), Integer.toString(p));
+                    }
+                })
+                .register(registry);
+        CounterWithCallback.builder()
+                .name("cohort_raft_port_refused_calls_total")
+                .help("Calls refused on the Raft port since the node started: Ratis's client or admin services,"
+                        + " or a caller whose address is not a configured peer's")
+                .callback(cb -> cb.call(node.raftPortRefusedCalls()))
                 .register(registry);
     }
 
