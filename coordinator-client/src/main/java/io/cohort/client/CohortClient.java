@@ -631,6 +631,7 @@ public final class CohortClient implements AutoCloseable {
         long deadline = deadlineAfter(apiTimeout);
         ClusterStatusRequest request = ClusterStatusRequest.getDefaultInstance();
         RuntimeException lastFailure = null;
+        RuntimeException slowFailure = null;
         for (int attempt = 0;; attempt++) {
             checkOpen();
             Endpoint endpoint = bootstrap.get(Math.floorMod(attempt, bootstrap.size()));
@@ -653,12 +654,41 @@ public final class CohortClient implements AutoCloseable {
                 return new Topology(status.getPartitionCount(), Map.copyOf(nodes));
             } catch (StatusRuntimeException e) {
                 lastFailure = retriableTransportFailure(e, endpoint);
+                if (connectedButNoAnswer(e, endpoint)) {
+                    slowFailure = e;
+                }
             }
             if (!sleepBeforeRetry(attempt, deadline)) {
-                throw new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, "no bootstrap node answered within "
-                        + apiTimeout.toMillis() + " ms (tried " + bootstrap + "); is the cluster running?", lastFailure);
+                throw discoveryFailure(slowFailure, lastFailure);
             }
         }
+    }
+
+    /** A deadline that passed on an open connection: the node is there but did not answer in time. */
+    private boolean connectedButNoAnswer(StatusRuntimeException e, Endpoint endpoint) {
+        ManagedChannel channel = channels.get(endpoint);
+        return e.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED && channel != null
+                && channel.getState(false) == ConnectivityState.READY;
+    }
+
+    /**
+     * Why no bootstrap node answered, in two distinct cases: a node accepted a connection but did not
+     * answer in time (an overloaded or slow cluster: the cause is that DEADLINE_EXCEEDED), or no node
+     * could be connected to at all (the cause is UNAVAILABLE).
+     */
+    private CohortException discoveryFailure(RuntimeException slowFailure, RuntimeException lastFailure) {
+        if (slowFailure != null) {
+            return new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, "the cluster is overloaded or slow: a "
+                    + "node accepted the connection but none answered within " + apiTimeout.toMillis() + " ms (tried "
+                    + bootstrap + ")", slowFailure);
+        }
+        RuntimeException cause = lastFailure;
+        if (lastFailure instanceof StatusRuntimeException e && e.getStatus().getCode() != Status.Code.UNAVAILABLE) {
+            cause = Status.UNAVAILABLE.withDescription("no connection: " + e.getStatus()).withCause(e)
+                    .asRuntimeException();
+        }
+        return new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, "cannot reach any node: none of " + bootstrap
+                + " accepted a connection within " + apiTimeout.toMillis() + " ms; is the cluster running?", cause);
     }
 
     /** The next node to ask a node-independent question, rotating over every known node. */
@@ -735,7 +765,10 @@ public final class CohortClient implements AutoCloseable {
         private Builder() {
         }
 
-        /** Nodes to learn the cluster from, as {@code host:port} (client ports); at least one. */
+        /**
+         * Nodes to learn the cluster from, as {@code host:port} (client ports); list several so that one
+         * down node does not matter. Default: {@link Bootstrap#defaultEndpoints()}.
+         */
         public Builder bootstrap(String... endpoints) {
             return bootstrap(List.of(endpoints));
         }
@@ -788,9 +821,10 @@ public final class CohortClient implements AutoCloseable {
             return this;
         }
 
+        /** Without {@link #bootstrap}: {@link Bootstrap#defaultEndpoints()} (COHORT_BOOTSTRAP or the local nodes). */
         public CohortClient build() {
             if (bootstrap.isEmpty()) {
-                throw new IllegalArgumentException("at least one bootstrap endpoint (host:port) is needed");
+                bootstrap(Bootstrap.defaultEndpoints());
             }
             return new CohortClient(this);
         }
