@@ -16,7 +16,7 @@ final class CliFailure extends RuntimeException {
 
     static final String UNREACHABLE_HINT =
             "is the cluster running? start one with scripts/cluster.sh up, or pass --bootstrap (or set COHORT_BOOTSTRAP)";
-    static final String SLOW_HINT = "nodes accept connections but answer too slowly (overloaded, or short of CPU): "
+    static final String SLOW_HINT = "a node is there but answered too slowly (overloaded, or short of CPU): "
             + "retry with a longer --timeout, and check 'cohort cluster status'";
 
     private final String hint;

@@ -654,7 +654,7 @@ public final class CohortClient implements AutoCloseable {
                 return new Topology(status.getPartitionCount(), Map.copyOf(nodes));
             } catch (StatusRuntimeException e) {
                 lastFailure = retriableTransportFailure(e, endpoint);
-                if (connectedButNoAnswer(e, endpoint)) {
+                if (e.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED) {
                     slowFailure = e;
                 }
             }
@@ -664,31 +664,27 @@ public final class CohortClient implements AutoCloseable {
         }
     }
 
-    /** A deadline that passed on an open connection: the node is there but did not answer in time. */
-    private boolean connectedButNoAnswer(StatusRuntimeException e, Endpoint endpoint) {
-        ManagedChannel channel = channels.get(endpoint);
-        return e.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED && channel != null
-                && channel.getState(false) == ConnectivityState.READY;
-    }
-
     /**
-     * Why no bootstrap node answered, in two distinct cases: a node accepted a connection but did not
-     * answer in time (an overloaded or slow cluster: the cause is that DEADLINE_EXCEEDED), or no node
-     * could be connected to at all (the cause is UNAVAILABLE).
+     * Why no bootstrap node answered, in two distinct cases. Every attempt failed at once (connection
+     * refused, unknown host): nothing serves there, the cause is UNAVAILABLE. Some attempt ran into
+     * its deadline instead: something accepted the connection (or at least did not refuse it) but did
+     * not answer in time, as an overloaded node or one starved of CPU does; the cause is that
+     * DEADLINE_EXCEEDED.
      */
     private CohortException discoveryFailure(RuntimeException slowFailure, RuntimeException lastFailure) {
         if (slowFailure != null) {
-            return new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, "the cluster is overloaded or slow: a "
-                    + "node accepted the connection but none answered within " + apiTimeout.toMillis() + " ms (tried "
-                    + bootstrap + ")", slowFailure);
+            return new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, "the cluster is overloaded or slow: no "
+                    + "bootstrap node answered within " + apiTimeout.toMillis() + " ms, and not every attempt was "
+                    + "refused: a call ran out of time waiting (tried " + bootstrap + ")", slowFailure);
         }
         RuntimeException cause = lastFailure;
         if (lastFailure instanceof StatusRuntimeException e && e.getStatus().getCode() != Status.Code.UNAVAILABLE) {
             cause = Status.UNAVAILABLE.withDescription("no connection: " + e.getStatus()).withCause(e)
                     .asRuntimeException();
         }
-        return new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, "cannot reach any node: none of " + bootstrap
-                + " accepted a connection within " + apiTimeout.toMillis() + " ms; is the cluster running?", cause);
+        return new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, "cannot reach any node: every attempt on "
+                + bootstrap + " was refused or could not resolve the host, for " + apiTimeout.toMillis()
+                + " ms; is the cluster running?", cause);
     }
 
     /** The next node to ask a node-independent question, rotating over every known node. */

@@ -171,7 +171,12 @@ public final class TestPorts {
     }
 
     private static Path defaultLockDir() {
-        return Path.of(System.getProperty("java.io.tmpdir"), "cohort-test-ports");
+        Path shared = Path.of(System.getProperty("java.io.tmpdir"), "cohort-test-ports");
+        if (Files.isDirectory(shared) && !Files.isWritable(shared)) {
+            // Another user's directory: coordinate with this user's JVMs at least.
+            return shared.resolveSibling("cohort-test-ports-" + System.getProperty("user.name"));
+        }
+        return shared;
     }
 
     /** Prints {@code count} ports, one a line (used by TestPortsTest from a second JVM). */
