@@ -1,21 +1,17 @@
 package io.cohort.bench;
 
+import io.cohort.testsupport.TestPorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -72,7 +68,7 @@ final class KafkaCluster implements AutoCloseable {
         this.jvmArgs = List.copyOf(jvmArgs);
         this.runDir = runDir;
         this.clusterId = clusterId;
-        int[] ports = freePorts(6);
+        int[] ports = TestPorts.next(6);
         for (int i = 1; i <= 3; i++) {
             nodes.put(i, new Node(i, ports[2 * (i - 1)], ports[2 * (i - 1) + 1], runDir.resolve("node-" + i)));
         }
@@ -309,27 +305,5 @@ final class KafkaCluster implements AutoCloseable {
         } catch (IOException e) {
             Machine.log("could not delete " + dir + ": " + e);
         }
-    }
-
-    /** Free loopback ports between 15000 and the ephemeral range (as ProcessCluster picks them). */
-    static int[] freePorts(int count) {
-        int low = 15000;
-        int high = 32768;
-        Set<Integer> chosen = new LinkedHashSet<>();
-        int candidate = low + ThreadLocalRandom.current().nextInt(high - low);
-        for (int tries = 0; chosen.size() < count && tries < high - low; tries++) {
-            candidate = candidate + 1 < high ? candidate + 1 : low;
-            try (ServerSocket socket = new ServerSocket()) {
-                socket.setReuseAddress(true);
-                socket.bind(new InetSocketAddress(InetAddress.getByName(HOST), candidate), 1);
-                chosen.add(candidate);
-            } catch (IOException e) {
-                // taken
-            }
-        }
-        if (chosen.size() < count) {
-            throw new IllegalStateException("not enough free loopback ports");
-        }
-        return chosen.stream().mapToInt(Integer::intValue).toArray();
     }
 }

@@ -5,16 +5,13 @@ import io.cohort.api.v1.ClusterStatusRequest;
 import io.cohort.api.v1.ClusterStatusResponse;
 import io.cohort.api.v1.GroupCoordinatorGrpc;
 import io.cohort.api.v1.PartitionStatus;
+import io.cohort.testsupport.TestPorts;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,12 +22,10 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
@@ -96,7 +91,9 @@ public final class ProcessCluster implements AutoCloseable {
         this.settings = new LinkedHashMap<>(builder.settings);
         this.jvmArgs = List.copyOf(builder.jvmArgs);
         this.startTimeout = builder.startTimeout;
-        int[] ports = freePorts(3 * builder.nodeCount);
+        // Below the ephemeral range and reserved for this JVM alone (TestPorts): no other test JVM and no
+        // outgoing connection takes a node's port, also while the node is down between kill and restart.
+        int[] ports = TestPorts.next(3 * builder.nodeCount);
         for (int i = 1; i <= builder.nodeCount; i++) {
             int base = 3 * (i - 1);
             nodes.put(i, new Node(i, ports[base], ports[base + 1], ports[base + 2], runDir.resolve("node-" + i)));
@@ -688,57 +685,6 @@ public final class ProcessCluster implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
-        }
-    }
-
-    /**
-     * Distinct free loopback ports, below the OS's ephemeral range and away from the laptop defaults
-     * (7100+i, 7200+i, 7300+i). Below the ephemeral range, no outgoing connection (Ratis and gRPC
-     * reconnect with a fresh local port each time) can take a node's port while the node is down
-     * between kill and restart; a port that binds now is free for the node that gets it.
-     */
-    private static int[] freePorts(int count) {
-        int[] range = portRange();
-        Set<Integer> chosen = new LinkedHashSet<>();
-        int span = range[1] - range[0];
-        int candidate = range[0] + ThreadLocalRandom.current().nextInt(span);
-        for (int tries = 0; chosen.size() < count && tries < span; tries++) {
-            candidate = candidate + 1 < range[1] ? candidate + 1 : range[0];
-            if (isFree(candidate)) {
-                chosen.add(candidate);
-            }
-        }
-        if (chosen.size() < count) {
-            throw new IllegalStateException("found only " + chosen.size() + " free loopback ports in " + range[0] + ".."
-                    + range[1] + ", need " + count);
-        }
-        return chosen.stream().mapToInt(Integer::intValue).toArray();
-    }
-
-    /** [low, high) for test ports: 15000 up to the start of the ephemeral range (Linux default 32768). */
-    private static int[] portRange() {
-        int ephemeralLow = 32768;
-        Path range = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
-        try {
-            if (Files.isReadable(range)) {
-                // Read line by line: /proc files report size 0, which Files.readString trusts.
-                try (BufferedReader reader = Files.newBufferedReader(range)) {
-                    ephemeralLow = Integer.parseInt(reader.readLine().trim().split("\\s+")[0]);
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            // Keep the default.
-        }
-        return ephemeralLow > 16000 ? new int[] {15000, ephemeralLow} : new int[] {10000, 15000};
-    }
-
-    private static boolean isFree(int port) {
-        try (ServerSocket socket = new ServerSocket()) {
-            socket.setReuseAddress(true);
-            socket.bind(new InetSocketAddress(InetAddress.getByName(HOST), port), 1);
-            return true;
-        } catch (IOException e) {
-            return false;
         }
     }
 

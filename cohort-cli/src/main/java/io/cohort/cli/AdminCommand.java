@@ -24,15 +24,24 @@ abstract class AdminCommand implements Callable<Integer> {
             try {
                 client.partitionCount();
             } catch (CohortException e) {
-                throw CliFailure.of("connecting to " + String.join(",", cli().bootstrap()), e,
-                        CliFailure.unreachable(e) ? CliFailure.UNREACHABLE_HINT
-                                : "is --bootstrap the client port of a Cohort node (7101 and up with scripts/cluster.sh)?");
+                throw CliFailure.of("connecting to " + String.join(",", cli().bootstrap()), e, connectHint(e));
             }
             return execute(client);
         } finally {
             out().flush();
             err().flush();
         }
+    }
+
+    /** Cannot reach any node, or reached but too slow, or something that is not a Cohort node. */
+    private static String connectHint(CohortException e) {
+        if (CliFailure.unreachable(e)) {
+            return CliFailure.UNREACHABLE_HINT;
+        }
+        if (CliFailure.slow(e)) {
+            return CliFailure.SLOW_HINT;
+        }
+        return "is --bootstrap the client port of a Cohort node (7101 and up with scripts/cluster.sh)?";
     }
 
     /** Checks the arguments before any call; throws {@link #usage} for a usage error. */

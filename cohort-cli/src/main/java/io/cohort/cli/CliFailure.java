@@ -15,7 +15,9 @@ final class CliFailure extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     static final String UNREACHABLE_HINT =
-            "is the cluster running? start one with scripts/cluster.sh up, or pass --bootstrap";
+            "is the cluster running? start one with scripts/cluster.sh up, or pass --bootstrap (or set COHORT_BOOTSTRAP)";
+    static final String SLOW_HINT = "a node is there but answered too slowly (overloaded, or short of CPU): "
+            + "retry with a longer --timeout, and check 'cohort cluster status'";
 
     private final String hint;
 
@@ -57,18 +59,27 @@ final class CliFailure extends RuntimeException {
         err.flush();
     }
 
-    /** Whether {@code e} says that no node could be reached at all (connection refused, timeouts). */
+    /** Whether {@code e} says that no node could be reached at all (connection refused, unknown host). */
     static boolean unreachable(CohortException e) {
+        return transportFailure(e) == Status.Code.UNAVAILABLE;
+    }
+
+    /** Whether {@code e} says that a node was connected to but did not answer in time. */
+    static boolean slow(CohortException e) {
+        return transportFailure(e) == Status.Code.DEADLINE_EXCEEDED;
+    }
+
+    /** The gRPC status code of the transport failure behind {@code e}, or null if it is not one. */
+    private static Status.Code transportFailure(CohortException e) {
         if (e.errorCode() != ErrorCode.COORDINATOR_NOT_AVAILABLE && e.errorCode() != ErrorCode.UNKNOWN_SERVER_ERROR) {
-            return false;
+            return null;
         }
         for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
             if (t instanceof StatusRuntimeException s) {
-                Status.Code code = s.getStatus().getCode();
-                return code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED;
+                return s.getStatus().getCode();
             }
         }
-        return false;
+        return null;
     }
 
     /** What to do about {@code e}, or null if there is nothing useful to say. */
@@ -85,7 +96,7 @@ final class CliFailure extends RuntimeException {
             case UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS, ILLEGAL_GENERATION ->
                     "the group has members: stop its consumers first";
             case REQUEST_TIMED_OUT -> "it may still happen: check 'cohort cluster status', or retry with a longer wait";
-            case UNKNOWN_SERVER_ERROR -> unreachable(e) ? "a node does not answer: check 'cohort cluster status'"
+            case UNKNOWN_SERVER_ERROR -> unreachable(e) || slow(e) ? "a node does not answer: check 'cohort cluster status'"
                     : "see the node's log (logs/node-<id>.log), or retry with --verbose";
             default -> null;
         };

@@ -1,5 +1,6 @@
 package io.cohort.cli;
 
+import io.cohort.client.Bootstrap;
 import io.cohort.client.CohortClient;
 import io.cohort.client.CohortException;
 import io.cohort.client.internal.Endpoint;
@@ -46,7 +47,7 @@ public final class CohortCli implements Runnable {
     @Spec
     CommandSpec spec;
 
-    private List<String> bootstrap = List.of("127.0.0.1:7101");
+    private List<String> bootstrap = List.of(Bootstrap.LOCAL_NODES.split(","));
     private int timeoutSeconds = 30;
 
     @Option(names = "--output", order = 2, scope = ScopeType.INHERIT, paramLabel = "table|json", defaultValue = "table",
@@ -58,9 +59,10 @@ public final class CohortCli implements Runnable {
     boolean verbose;
 
     @Option(names = "--bootstrap", order = 1, scope = ScopeType.INHERIT, paramLabel = "HOST:PORT[,HOST:PORT...]",
-            defaultValue = "127.0.0.1:7101",
-            description = "Client endpoints of one or more nodes; the others are learned from them "
-                    + "(default: ${DEFAULT-VALUE}).")
+            defaultValue = "${env:" + Bootstrap.ENV + ":-" + Bootstrap.LOCAL_NODES + "}",
+            description = "Client endpoints of one or more nodes; the others are learned from them. "
+                    + "Default: $" + Bootstrap.ENV + " if set, else the nodes of scripts/cluster.sh "
+                    + "(now: ${DEFAULT-VALUE}).")
     void bootstrap(String value) {
         List<String> endpoints = new ArrayList<>();
         for (String one : value.split(",")) {
@@ -104,8 +106,26 @@ public final class CohortCli implements Runnable {
     static void configureLogging(String[] args) {
         setIfAbsent("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         setIfAbsent("org.slf4j.simpleLogger.logFile", "System.err");
-        if (Arrays.asList(args).contains("--verbose")) {
+        boolean verbose = Arrays.asList(args).contains("--verbose");
+        if (verbose) {
             setIfAbsent("org.slf4j.simpleLogger.log.io.cohort", "debug");
+        }
+        silenceJavaUtilLogging(verbose);
+    }
+
+    /**
+     * gRPC logs through java.util.logging, whose default handler prints multi-line stack traces on
+     * stderr (an unknown --bootstrap host printed a name-resolution failure with its trace before the
+     * CLI's own one-line error). The CLI reports every failure itself, so JUL is switched off unless
+     * --verbose asks for everything.
+     */
+    static void silenceJavaUtilLogging(boolean verbose) {
+        if (!verbose) {
+            java.util.logging.Logger root = java.util.logging.LogManager.getLogManager().getLogger("");
+            for (java.util.logging.Handler handler : root.getHandlers()) {
+                root.removeHandler(handler);
+            }
+            root.setLevel(java.util.logging.Level.OFF);
         }
     }
 

@@ -631,6 +631,7 @@ public final class CohortClient implements AutoCloseable {
         long deadline = deadlineAfter(apiTimeout);
         ClusterStatusRequest request = ClusterStatusRequest.getDefaultInstance();
         RuntimeException lastFailure = null;
+        RuntimeException slowFailure = null;
         for (int attempt = 0;; attempt++) {
             checkOpen();
             Endpoint endpoint = bootstrap.get(Math.floorMod(attempt, bootstrap.size()));
@@ -653,12 +654,37 @@ public final class CohortClient implements AutoCloseable {
                 return new Topology(status.getPartitionCount(), Map.copyOf(nodes));
             } catch (StatusRuntimeException e) {
                 lastFailure = retriableTransportFailure(e, endpoint);
+                if (e.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED) {
+                    slowFailure = e;
+                }
             }
             if (!sleepBeforeRetry(attempt, deadline)) {
-                throw new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, "no bootstrap node answered within "
-                        + apiTimeout.toMillis() + " ms (tried " + bootstrap + "); is the cluster running?", lastFailure);
+                throw discoveryFailure(slowFailure, lastFailure);
             }
         }
+    }
+
+    /**
+     * Why no bootstrap node answered, in two distinct cases. Every attempt failed at once (connection
+     * refused, unknown host): nothing serves there, the cause is UNAVAILABLE. Some attempt ran into
+     * its deadline instead: something accepted the connection (or at least did not refuse it) but did
+     * not answer in time, as an overloaded node or one starved of CPU does; the cause is that
+     * DEADLINE_EXCEEDED.
+     */
+    private CohortException discoveryFailure(RuntimeException slowFailure, RuntimeException lastFailure) {
+        if (slowFailure != null) {
+            return new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, "the cluster is overloaded or slow: no "
+                    + "bootstrap node answered within " + apiTimeout.toMillis() + " ms, and not every attempt was "
+                    + "refused: a call ran out of time waiting (tried " + bootstrap + ")", slowFailure);
+        }
+        RuntimeException cause = lastFailure;
+        if (lastFailure instanceof StatusRuntimeException e && e.getStatus().getCode() != Status.Code.UNAVAILABLE) {
+            cause = Status.UNAVAILABLE.withDescription("no connection: " + e.getStatus()).withCause(e)
+                    .asRuntimeException();
+        }
+        return new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, "cannot reach any node: every attempt on "
+                + bootstrap + " was refused or could not resolve the host, for " + apiTimeout.toMillis()
+                + " ms; is the cluster running?", cause);
     }
 
     /** The next node to ask a node-independent question, rotating over every known node. */
@@ -735,7 +761,10 @@ public final class CohortClient implements AutoCloseable {
         private Builder() {
         }
 
-        /** Nodes to learn the cluster from, as {@code host:port} (client ports); at least one. */
+        /**
+         * Nodes to learn the cluster from, as {@code host:port} (client ports); list several so that one
+         * down node does not matter. Default: {@link Bootstrap#defaultEndpoints()}.
+         */
         public Builder bootstrap(String... endpoints) {
             return bootstrap(List.of(endpoints));
         }
@@ -788,9 +817,10 @@ public final class CohortClient implements AutoCloseable {
             return this;
         }
 
+        /** Without {@link #bootstrap}: {@link Bootstrap#defaultEndpoints()} (COHORT_BOOTSTRAP or the local nodes). */
         public CohortClient build() {
             if (bootstrap.isEmpty()) {
-                throw new IllegalArgumentException("at least one bootstrap endpoint (host:port) is needed");
+                bootstrap(Bootstrap.defaultEndpoints());
             }
             return new CohortClient(this);
         }

@@ -4,9 +4,9 @@ import static org.awaitility.Awaitility.await;
 
 import io.cohort.server.CohortServer;
 import io.cohort.server.ServerConfig;
+import io.cohort.testsupport.TestPorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,9 +36,9 @@ public final class LocalCluster implements AutoCloseable {
         this.servers = new CohortServer[nodes + 1];
         List<String> entries = new ArrayList<>();
         for (int id = 1; id <= nodes; id++) {
-            int clientPort = freePort();
+            int clientPort = TestPorts.next();
             clientPorts.add(clientPort);
-            entries.add(id + "=127.0.0.1:" + freePort() + ":" + clientPort);
+            entries.add(id + "=127.0.0.1:" + TestPorts.next() + ":" + clientPort);
         }
         this.peers = String.join(",", entries);
     }
@@ -130,14 +130,6 @@ public final class LocalCluster implements AutoCloseable {
                 servers[id].close();
                 servers[id] = null;
             }
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }

@@ -157,7 +157,7 @@ class CohortServerTest {
     @Test
     void testStatusToolExitsTwoWhenNoNodeAnswers() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int exit = StatusAccess.run(new PrintStream(out, true), "--bootstrap", "127.0.0.1:" + TestNodes.freePort());
+        int exit = StatusAccess.run(new PrintStream(out, true), "--bootstrap", "127.0.0.1:" + io.cohort.testsupport.TestPorts.next());
 
         assertThat(exit).isEqualTo(2);
         assertThat(out.toString()).contains("down  (UNAVAILABLE)").contains("no node answered");

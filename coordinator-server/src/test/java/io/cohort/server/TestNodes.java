@@ -1,8 +1,6 @@
 package io.cohort.server;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
+import io.cohort.testsupport.TestPorts;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,7 +16,7 @@ final class TestNodes {
     static String peers(int nodes) {
         List<String> peers = new ArrayList<>();
         for (int i = 1; i <= nodes; i++) {
-            peers.add(i + "=127.0.0.1:" + freePort() + ":" + freePort());
+            peers.add(i + "=127.0.0.1:" + TestPorts.next() + ":" + TestPorts.next());
         }
         return String.join(",", peers);
     }
@@ -48,13 +46,5 @@ final class TestNodes {
             args.add(setting.getKey() + "=" + setting.getValue());
         }
         return args.toArray(String[]::new);
-    }
-
-    static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -4,9 +4,9 @@ import static org.awaitility.Awaitility.await;
 
 import io.cohort.core.GroupConfig;
 import io.cohort.core.shard.Result;
+import io.cohort.testsupport.TestPorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,7 +39,7 @@ final class RaftTestCluster implements AutoCloseable {
         this.tuning = tuning;
         List<NodeAddress> peers = new ArrayList<>();
         for (int i = 0; i < nodeCount; i++) {
-            peers.add(new NodeAddress(i, "127.0.0.1", freePort(), freePort()));
+            peers.add(new NodeAddress(i, "127.0.0.1", TestPorts.next(), TestPorts.next()));
         }
         this.spec = new ClusterSpec("test-cluster", partitions, peers, groupConfig);
         this.nodes = new CohortRaftNode[nodeCount];
@@ -195,15 +195,6 @@ final class RaftTestCluster implements AutoCloseable {
                 }
                 nodes[i] = null;
             }
-        }
-    }
-
-    static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }

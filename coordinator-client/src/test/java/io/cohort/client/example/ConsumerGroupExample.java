@@ -1,5 +1,6 @@
 package io.cohort.client.example;
 
+import io.cohort.client.Bootstrap;
 import io.cohort.client.CohortClient;
 import io.cohort.client.CommitFailedException;
 import io.cohort.client.GroupMember;
@@ -15,7 +16,7 @@ import java.util.Map;
 /** docs/CLIENT.md's example: one consumer-group member that "processes" its partitions and commits. */
 public final class ConsumerGroupExample {
     public static void main(String[] args) {
-        String bootstrap = args.length > 0 ? args[0] : "127.0.0.1:7101";
+        String bootstrap = args.length > 0 ? args[0] : Bootstrap.defaultEndpoints();
         run(bootstrap, "example-app", Duration.ofSeconds(args.length > 1 ? Long.parseLong(args[1]) : 30));
     }
 

@@ -133,6 +133,30 @@ class JoinGroupRebalanceTest {
     }
 
     @Test
+    @DisplayName("Kafka's rule: a rebalance timeout shorter than the initial delay does not shorten the first "
+            + "wait (group.initial.rebalance.delay.ms), it only leaves no budget for extending it")
+    void testRebalanceTimeoutShorterThanTheInitialDelayNeitherShortensNorExtendsIt() {
+        int rebalanceTimeoutMs = 100;
+        String firstId = parkedMemberId(context.join(GROUP_ID).rebalanceTimeoutMs(rebalanceTimeoutMs).send());
+
+        // The 100 ms rebalance timeout passes: the group keeps waiting for the whole delay.
+        assertThat(context.sleep(rebalanceTimeoutMs)).isEmpty();
+        assertThat(context.timer(TimerOp.Keys.join(GROUP_ID))).get().extracting(TimerOp.Schedule::deadlineMs)
+                .isEqualTo((long) DELAY_MS);
+        String secondId = parkedMemberId(context.join(GROUP_ID).rebalanceTimeoutMs(rebalanceTimeoutMs).send());
+        assertThat(context.sleep(DELAY_MS - rebalanceTimeoutMs - 1)).isEmpty();
+        assertThat(context.takeJoin(GROUP_ID, firstId)).isNull();
+
+        // At the delay the phase completes, although a member arrived during it: remaining budget
+        // max(100 - 3000, 0) = 0, so no further delay.
+        assertThat(context.sleep(1)).hasSize(1);
+        assertThat(context.nowMs()).isEqualTo(DELAY_MS);
+        assertThat(context.group(GROUP_ID).state()).isEqualTo(ClassicGroupState.COMPLETING_REBALANCE);
+        assertThat(context.takeJoin(GROUP_ID, firstId).error()).isEqualTo(ErrorCode.NONE);
+        assertThat(context.takeJoin(GROUP_ID, secondId).error()).isEqualTo(ErrorCode.NONE);
+    }
+
+    @Test
     @DisplayName("case 31: the leader of a Stable group rejoining with identical metadata rebalances: NONE, "
             + "generation 2")
     void testJoinGroupAsExistingLeaderTriggersRebalanceInStableState() {

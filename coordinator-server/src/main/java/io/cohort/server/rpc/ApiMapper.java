@@ -21,6 +21,7 @@ import io.cohort.api.v1.SyncGroupRequest;
 import io.cohort.api.v1.SyncGroupResponse;
 import io.cohort.core.Bytes;
 import io.cohort.core.ErrorCode;
+import io.cohort.core.GroupConfig;
 import io.cohort.core.command.Command;
 import io.cohort.core.command.Heartbeat;
 import io.cohort.core.group.ClassicGroup.JoinedMember;
@@ -132,10 +133,11 @@ final class ApiMapper {
 
     // ---- core → responses ----
 
-    static JoinGroupResponse toProto(io.cohort.core.response.JoinGroupResponse response) {
+    static JoinGroupResponse toProto(io.cohort.core.response.JoinGroupResponse response, JoinGroupRequest request,
+                                     GroupConfig config) {
         JoinGroupResponse.Builder builder = JoinGroupResponse.newBuilder()
                 .setErrorCode(ErrorTable.toProto(response.error()))
-                .setErrorMessage(ErrorTable.describe(response.error()))
+                .setErrorMessage(joinGroupMessage(response.error(), request, config))
                 .setGenerationId(response.generationId())
                 .setLeader(response.leader() == null ? "" : response.leader())
                 .setSkipAssignment(response.skipAssignment())
@@ -156,6 +158,23 @@ final class ApiMapper {
             builder.addMembers(m);
         }
         return builder.build();
+    }
+
+    /**
+     * The error_message of a JoinGroup answer: the generic description, made specific where the
+     * request alone says what is wrong (Kafka sends only the code; the message is ours).
+     */
+    static String joinGroupMessage(ErrorCode code, JoinGroupRequest request, GroupConfig config) {
+        if (code == ErrorCode.INCONSISTENT_GROUP_PROTOCOL && request.getProtocolType().isEmpty()) {
+            return "protocol_type is empty; a member must name its protocol type (e.g. \"consumer\")";
+        }
+        if (code == ErrorCode.INCONSISTENT_GROUP_PROTOCOL && request.getProtocolsCount() == 0) {
+            return "protocols is empty; a member must offer at least one protocol (e.g. an assignor name)";
+        }
+        if (code == ErrorCode.INVALID_SESSION_TIMEOUT) {
+            return RequestValidator.sessionTimeoutMessage(request.getSessionTimeoutMs(), config);
+        }
+        return ErrorTable.describe(code);
     }
 
     static JoinGroupResponse joinGroupError(ErrorCode code, String message, NodeEndpoint hint, String memberId) {

@@ -26,6 +26,7 @@ import io.cohort.api.v1.ReadConsistency;
 import io.cohort.api.v1.SyncGroupRequest;
 import io.cohort.api.v1.SyncGroupResponse;
 import io.cohort.core.ErrorCode;
+import io.cohort.core.GroupConfig;
 import io.cohort.core.command.Command;
 import io.cohort.core.response.ListedGroup;
 import io.cohort.core.response.Response;
@@ -170,14 +171,22 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
                 response -> response.getErrorCode().name());
         serving.run(() -> {
             RequestValidator.throwIfMalformed(request);
-            if (rejected(serving, RequestValidator.joinGroupError(request, node.spec().groupConfig()))) {
+            GroupConfig groupConfig = node.spec().groupConfig();
+            ErrorCode validation = RequestValidator.joinGroupError(request, groupConfig);
+            if (validation == ErrorCode.INVALID_SESSION_TIMEOUT && !stopping) {
+                serving.answer(new Failure(validation,
+                        RequestValidator.sessionTimeoutMessage(request.getSessionTimeoutMs(), groupConfig), null));
+                return;
+            }
+            if (rejected(serving, validation)) {
                 return;
             }
             String clientHost = request.getClientHost().isEmpty() ? CallContext.clientHost() : request.getClientHost();
             // The member id suffix is chosen here, before proposing: apply must be deterministic.
             Command command = ApiMapper.toCommand(request, clientHost, UUID.randomUUID().toString());
             submitParkable(serving, node.partitionFor(request.getGroupId()), command,
-                    response -> ApiMapper.toProto((io.cohort.core.response.JoinGroupResponse) response));
+                    response -> ApiMapper.toProto((io.cohort.core.response.JoinGroupResponse) response, request,
+                            groupConfig));
         });
     }
 

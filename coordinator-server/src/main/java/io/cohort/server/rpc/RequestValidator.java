@@ -75,6 +75,13 @@ final class RequestValidator {
         return ErrorCode.NONE;
     }
 
+    /** The error_message of INVALID_SESSION_TIMEOUT: the value sent and the allowed range. */
+    static String sessionTimeoutMessage(int sessionTimeoutMs, GroupConfig config) {
+        return "session_timeout_ms " + sessionTimeoutMs + " is outside the allowed range ["
+                + config.minSessionTimeoutMs() + ", " + config.maxSessionTimeoutMs()
+                + "] ms (group.min.session.timeout.ms, group.max.session.timeout.ms)";
+    }
+
     // ---- Malformed requests (gRPC INVALID_ARGUMENT) ----
 
     static void throwIfMalformed(FindCoordinatorRequest request) {
@@ -174,6 +181,7 @@ final class RequestValidator {
             throwIfInvalidTopic(topic.getName());
             for (OffsetCommitRequest.Partition partition : topic.getPartitionsList()) {
                 throwIfInvalidPartition(topic.getName(), partition.getPartitionIndex());
+                throwIfNegativeOffset(topic.getName(), partition);
                 if (partition.hasCommittedLeaderEpoch() && partition.getCommittedLeaderEpoch() < -1) {
                     throw new MalformedRequestException("committed_leader_epoch of " + topic.getName() + "-"
                             + partition.getPartitionIndex() + " must be >= -1; got "
@@ -258,8 +266,9 @@ final class RequestValidator {
             throw new MalformedRequestException(field + " has " + groupIds.size() + " entries; at most "
                     + MAX_GROUPS_PER_REQUEST + " are allowed");
         }
-        for (String groupId : groupIds) {
-            throwIfTooLong(groupId, MAX_GROUP_ID_LENGTH, field);
+        for (int i = 0; i < groupIds.size(); i++) {
+            // Name the entry, not the list: with one group the caller thinks of it as "the group id".
+            throwIfTooLong(groupIds.get(i), MAX_GROUP_ID_LENGTH, field + "[" + i + "]");
         }
     }
 
@@ -273,6 +282,20 @@ final class RequestValidator {
     private static void throwIfInvalidPartition(String topic, int partition) {
         if (partition < 0) {
             throw new MalformedRequestException("partition index of topic '" + topic + "' must be >= 0; got " + partition);
+        }
+    }
+
+    /**
+     * Kafka's broker stores any offset, but no Kafka client can commit a negative one (the consumer's
+     * OffsetAndMetadata refuses it) and every client reads a negative committed offset as "none"
+     * (OffsetFetch uses -1 for that). A negative offset stored here would be invisible to the client
+     * and the CLI, and could not be found to delete it; refusing it keeps every view the same.
+     */
+    private static void throwIfNegativeOffset(String topic, OffsetCommitRequest.Partition partition) {
+        if (partition.getCommittedOffset() < 0) {
+            throw new MalformedRequestException("committed_offset of " + topic + "-" + partition.getPartitionIndex()
+                    + " must be >= 0 (OffsetFetch answers -1 for \"no offset\"); got "
+                    + partition.getCommittedOffset());
         }
     }
 

@@ -10,6 +10,7 @@ import io.cohort.raft.CohortRaftNode;
 import io.cohort.raft.NodeAddress;
 import io.cohort.raft.RaftTuning;
 import io.cohort.server.metrics.RpcMetrics;
+import io.cohort.testsupport.TestPorts;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.inprocess.InProcessChannelBuilder;
@@ -19,7 +20,6 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -84,7 +84,7 @@ final class CoordinatorTestCluster implements AutoCloseable {
         this.inProcess = nodeCount == 1;
         List<NodeAddress> peers = new ArrayList<>();
         for (int id = 1; id <= nodeCount; id++) {
-            peers.add(new NodeAddress(id, "127.0.0.1", freePort(), freePort()));
+            peers.add(new NodeAddress(id, "127.0.0.1", TestPorts.next(), TestPorts.next()));
         }
         this.spec = new ClusterSpec("rpc-test", partitions, peers, groupConfig);
         this.nodes = new Node[nodeCount + 1];
@@ -246,15 +246,6 @@ final class CoordinatorTestCluster implements AutoCloseable {
                     // best effort at teardown
                 }
             }
-        }
-    }
-
-    static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }

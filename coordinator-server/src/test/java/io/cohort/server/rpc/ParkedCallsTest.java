@@ -2,8 +2,10 @@ package io.cohort.server.rpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cohort.api.v1.JoinGroupRequest;
 import io.cohort.api.v1.JoinGroupResponse;
 import io.cohort.core.ErrorCode;
+import io.cohort.core.GroupConfig;
 import io.cohort.core.response.Response;
 import io.cohort.core.shard.ParkKey;
 import io.cohort.core.shard.Result;
@@ -45,7 +47,8 @@ class ParkedCallsTest {
 
     private static ParkedCall<JoinGroupResponse> joinCall(RecordingObserver<JoinGroupResponse> observer) {
         return new ParkedCall<>(RpcCall.start("JoinGroup", observer, RpcMetrics.NONE),
-                response -> ApiMapper.toProto((io.cohort.core.response.JoinGroupResponse) response),
+                response -> ApiMapper.toProto((io.cohort.core.response.JoinGroupResponse) response,
+                        JoinGroupRequest.getDefaultInstance(), GroupConfig.defaults()),
                 (code, message) -> ApiMapper.joinGroupError(code, message, null, "m1"));
     }
 

@@ -1,13 +1,12 @@
 package io.cohort.raft.bench;
 
+import io.cohort.testsupport.TestPorts;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
-import java.io.UncheckedIOException;
 import java.io.Writer;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -499,7 +498,7 @@ public final class RaftBench {
             this.dataRoot = workDir.resolve(name);
             List<String> peerSpecs = new ArrayList<>();
             for (int i = 0; i < NODES; i++) {
-                peerSpecs.add(i + "=127.0.0.1:" + freePort() + ":" + freePort());
+                peerSpecs.add(i + "=127.0.0.1:" + TestPorts.next() + ":" + TestPorts.next());
             }
             this.peers = String.join(",", peerSpecs);
             this.leaders = new int[partitions];
@@ -1009,15 +1008,6 @@ public final class RaftBench {
     static void log(String message) {
         System.err.println(LocalDateTime.now().format(DateTimeFormatter.ofPattern("HH:mm:ss.SSS")) + " "
                 + message);
-    }
-
-    static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     static void deleteRecursively(Path root) {
