@@ -3,6 +3,11 @@ package io.cohort.cluster.chaos;
 import io.cohort.api.v1.ClusterStatusResponse;
 import io.cohort.api.v1.PartitionStatus;
 import io.cohort.cluster.ProcessCluster;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -227,12 +232,12 @@ public final class Nemesis {
     /** Whether node {@code node}'s /metrics says its storage failed. */
     private boolean storageFailed(int node) {
         try {
-            java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient().send(
-                    java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:"
-                            + cluster.metricsPort(node) + "/metrics")).timeout(Duration.ofSeconds(5)).build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> response = HttpClient.newHttpClient().send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + cluster.metricsPort(node) + "/metrics"))
+                            .timeout(Duration.ofSeconds(5)).build(),
+                    HttpResponse.BodyHandlers.ofString());
             return response.body().lines().anyMatch(line -> line.startsWith("cohort_storage_failed 1"));
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return !cluster.isRunning(node);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
