@@ -94,9 +94,12 @@ class DiskFullIT {
         }
         await().atMost(SETTLE).until(() -> acknowledgedCommits.get() >= 60);
 
+        long fillNanos = System.nanoTime();
         long filled = cluster.smallDisk(FULL_NODE).fill();
         System.out.println("[disk-full-it] filler took " + filled + " bytes of node " + FULL_NODE + "'s tmpfs");
         int exit = cluster.awaitExit(FULL_NODE, Duration.ofSeconds(90));
+        System.out.println("[disk-full-it] node " + FULL_NODE + " exited with " + exit + " " + msSince(fillNanos)
+                + " ms after the fill began, " + acknowledgedCommits.get() + " commits acknowledged so far");
         assertThat(exit).as("exit code of node %d after its disk filled", FULL_NODE).isEqualTo(EXIT_STORAGE_FAILED);
         assertThat(nodeLog(cluster)).contains("STORAGE FAILED");
 
@@ -106,12 +109,17 @@ class DiskFullIT {
 
         // The supervisor's part: space back, node started again; it catches up from the leaders.
         cluster.smallDisk(FULL_NODE).free();
+        long startNanos = System.nanoTime();
         cluster.start(FULL_NODE);
+        System.out.println("[disk-full-it] node " + FULL_NODE + " serving again " + msSince(startNanos)
+                + " ms after its start; " + acknowledgedCommits.get() + " commits acknowledged so far");
         long atRestart = acknowledgedCommits.get();
         await().atMost(SETTLE).until(() -> acknowledgedCommits.get() >= atRestart + 60);
         stopAndJoinCommitters();
         assertThat(committerErrors).as("committer errors").isEmpty();
         cluster.awaitCaughtUp(FULL_NODE, SETTLE);
+        System.out.println("[disk-full-it] node " + FULL_NODE + " caught up " + msSince(startNanos)
+                + " ms after its start; " + acknowledgedCommits.get() + " commits acknowledged in all");
 
         for (Map.Entry<String, Map<TopicPartition, Long>> group : acknowledged.entrySet()) {
             Map<TopicPartition, OffsetAndMetadata> fetched = client.fetchOffsets(group.getKey());
@@ -119,6 +127,10 @@ class DiskFullIT {
                     .as("offset of %s %s", group.getKey(), tp).isNotNull()
                     .extracting(OffsetAndMetadata::offset).isEqualTo(offset));
         }
+    }
+
+    private static long msSince(long nanos) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - nanos);
     }
 
     private static String groupIn(int partition) {
