@@ -61,15 +61,28 @@ class StorageFailureTest {
         }
     }
 
+    /** Snapshots rarely: the first write that meets the full disk is a Raft log write (notifyLogFailed). */
     @Test
-    void testACommitToANodeOutOfDiskIsAnsweredAtOnceAndTheNodeStops() throws Exception {
+    void testALogWriteFailureAnswersCommitsAtOnceAndStopsTheNode() throws Exception {
+        runOutOfDisk(1_000_000);
+        assertThat(server.storageFailure()).hasValueSatisfying(what -> assertThat(what).contains("the log of"));
+    }
+
+    /** Snapshots every 50 entries: a snapshot write meets the full disk first. */
+    @Test
+    void testASnapshotWriteFailureAnswersCommitsAtOnceAndStopsTheNode() throws Exception {
+        runOutOfDisk(50);
+        assertThat(server.storageFailure()).hasValueSatisfying(what -> assertThat(what).contains("the snapshot of"));
+    }
+
+    private void runOutOfDisk(long snapshotEveryEntries) throws Exception {
         Map<String, String> settings = TestNodes.settings(root, 1, TestNodes.peers(1), 1);
         Path dataDir = Path.of(settings.get(ServerConfig.DATA_DIR));
         Files.createDirectories(dataDir);
         String mountError = run("mount", "-t", "tmpfs", "-o", "size=" + DISK_BYTES, "tmpfs", dataDir.toString());
         assertThat(mountError).as("mounting a tmpfs (this test needs root, as CI has)").isNull();
         mountPoint = dataDir;
-        settings.put(ServerConfig.SNAPSHOT_EVERY_ENTRIES, "50");
+        settings.put(ServerConfig.SNAPSHOT_EVERY_ENTRIES, Long.toString(snapshotEveryEntries));
         server = CohortServer.start(ServerConfig.of(settings));
         channel = Grpc.newChannelBuilderForAddress("127.0.0.1", server.clientPort(),
                 InsecureChannelCredentials.create()).build();
@@ -78,7 +91,7 @@ class StorageFailureTest {
 
         fill(dataDir);
         List<Object> answers = new java.util.ArrayList<>();
-        for (long offset = 2; offset < 10_000 && server.storageFailure().isEmpty(); offset++) {
+        for (long offset = 2; offset < 20_000 && server.storageFailure().isEmpty(); offset++) {
             try {
                 ErrorCode error = commit(offset).getTopics(0).getPartitions(0).getErrorCode();
                 if (error != ErrorCode.NONE) {
@@ -96,7 +109,7 @@ class StorageFailureTest {
         // The orderly stop runs by itself; CohortServerMain then exits with 74.
         server.awaitTermination();
         try {
-            OffsetCommitResponse late = commit(10_001);
+            OffsetCommitResponse late = commit(20_001);
             assertThat(late.getTopics(0).getPartitions(0).getErrorCode()).isEqualTo(ErrorCode.COORDINATOR_NOT_AVAILABLE);
         } catch (StatusRuntimeException e) {
             assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
