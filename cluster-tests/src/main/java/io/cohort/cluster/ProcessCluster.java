@@ -82,6 +82,8 @@ public final class ProcessCluster implements AutoCloseable {
     private final Thread shutdownHook;
     /** The fault-injecting proxies on every Raft link; null unless built with {@link Builder#faultyNetwork()}. */
     private final RaftLinks links;
+    /** The nodes whose data dir is a small tmpfs ({@link Builder#smallDisk}). */
+    private final Map<Integer, SmallDisk> smallDisks = new TreeMap<>();
 
     private ProcessCluster(Builder builder, Path runDir) {
         this.serverJar = builder.serverJar;
@@ -98,16 +100,49 @@ public final class ProcessCluster implements AutoCloseable {
             int base = 3 * (i - 1);
             nodes.put(i, new Node(i, ports[base], ports[base + 1], ports[base + 2], runDir.resolve("node-" + i)));
         }
+        mountSmallDisks(builder.smallDiskBytes);
         Map<Integer, Integer> raftPorts = new TreeMap<>();
         nodes.forEach((id, node) -> raftPorts.put(id, node.raftPort));
         this.links = builder.faultyNetwork ? RaftLinks.start(raftPorts) : null;
         // A test JVM that exits without close() must not leave node JVMs behind.
-        this.shutdownHook = new Thread(this::killAllQuietly, "process-cluster-cleanup");
+        this.shutdownHook = new Thread(() -> {
+            killAllQuietly();
+            unmountSmallDisks();
+        }, "process-cluster-cleanup");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    private void mountSmallDisks(Map<Integer, Long> sizes) {
+        try {
+            sizes.forEach((id, bytes) -> smallDisks.put(id, SmallDisk.mount(dataDir(id), bytes)));
+        } catch (RuntimeException e) {
+            unmountSmallDisks();
+            throw e;
+        }
+    }
+
+    /** The small tmpfs holding node {@code nodeId}'s data dir ({@link Builder#smallDisk}). */
+    public SmallDisk smallDisk(int nodeId) {
+        SmallDisk disk = smallDisks.get(nodeId);
+        if (disk == null) {
+            throw new IllegalArgumentException("node " + nodeId + " has no small disk (Builder.smallDisk)");
+        }
+        return disk;
+    }
+
+    /** Unmounts every small disk; the nodes must be stopped. Reports failures on stderr, never throws. */
+    private void unmountSmallDisks() {
+        for (SmallDisk disk : smallDisks.values()) {
+            try {
+                disk.unmount();
+            } catch (RuntimeException e) {
+                System.err.println("[process-cluster] " + e.getMessage());
+            }
+        }
     }
 
     /** The node ids, 1..N. */
@@ -286,6 +321,19 @@ public final class ProcessCluster implements AutoCloseable {
         closeChannel(node);
         process.destroy();
         return waitForExit(node, process, timeout);
+    }
+
+    /**
+     * Waits up to {@code timeout} for node {@code nodeId} to exit by itself (it is not signalled).
+     *
+     * @return its exit status
+     */
+    public int awaitExit(int nodeId, Duration timeout) {
+        Node node = node(nodeId);
+        if (node.process == null) {
+            throw new IllegalStateException("node " + nodeId + " was never started");
+        }
+        return waitForExit(node, node.process, timeout);
     }
 
     private Process requireRunning(Node node) {
@@ -496,10 +544,11 @@ public final class ProcessCluster implements AutoCloseable {
         return text.toString();
     }
 
-    /** Kills every running node (SIGKILL) and closes the channels; keeps the files. */
+    /** Kills every running node (SIGKILL), closes the channels and unmounts small disks; keeps other files. */
     @Override
     public void close() {
         killAllQuietly();
+        unmountSmallDisks();
         if (links != null) {
             links.close();
         }
@@ -700,6 +749,7 @@ public final class ProcessCluster implements AutoCloseable {
         private Path baseDir = Path.of(System.getProperty(BASE_DIR_PROPERTY, "target/cluster-tests"));
         private Duration startTimeout = Duration.ofSeconds(90);
         private boolean faultyNetwork;
+        private final Map<Integer, Long> smallDiskBytes = new TreeMap<>();
 
         private Builder() {
         }
@@ -712,6 +762,16 @@ public final class ProcessCluster implements AutoCloseable {
          */
         public Builder faultyNetwork() {
             this.faultyNetwork = true;
+            return this;
+        }
+
+        /**
+         * Puts node {@code nodeId}'s data dir on a tmpfs of {@code bytes} (mounted before the node
+         * starts, unmounted by {@link ProcessCluster#close()}), which a test fills with
+         * {@link ProcessCluster#smallDisk(int)}. Needs root; the start fails with a message otherwise.
+         */
+        public Builder smallDisk(int nodeId, long bytes) {
+            smallDiskBytes.put(nodeId, bytes);
             return this;
         }
 

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Timeout;
  * The short chaos scenario of every build: 3 node JVMs behind fault-injecting Raft links, two
  * consumer groups of GroupMembers, independent committers with readers and a fence probe, while the
  * nemesis kills leaders (at least 10), pauses leaders past the election timeout and cuts a leader
- * off the network. Any checker violation fails the build; the report, the history and (on failure)
+ * off the network, and fills the data dir (a 64 MiB tmpfs: CI runs as root) of one node until it
+ * stops with exit code 74, then frees it and restarts the node. Any checker violation fails the build; the report, the history and (on failure)
  * every node's log stay in target/chaos-report/. Seed: -Dcohort.chaos.seed (default below).
  */
 @Timeout(value = 8, unit = TimeUnit.MINUTES)
@@ -31,6 +32,7 @@ class ChaosIT {
         assertThat(schedule.stream().filter(s -> s.fault() == Nemesis.Fault.KILL_LEADER)).hasSizeGreaterThanOrEqualTo(10);
         assertThat(schedule.stream().filter(s -> s.fault() == Nemesis.Fault.PAUSE_LEADER)).isNotEmpty();
         assertThat(schedule.stream().filter(s -> s.fault() == Nemesis.Fault.PARTITION_LEADER)).isNotEmpty();
+        assertThat(schedule.stream().filter(s -> s.fault() == Nemesis.Fault.DISK_FULL)).hasSize(1);
 
         ChaosRunner.Result result = new ChaosRunner(config).run();
 

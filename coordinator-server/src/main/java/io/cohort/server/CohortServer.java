@@ -2,8 +2,10 @@ package io.cohort.server;
 
 import io.cohort.api.v1.ClusterAdminGrpc;
 import io.cohort.api.v1.GroupCoordinatorGrpc;
+import io.cohort.core.shard.Result;
 import io.cohort.raft.CohortRaftNode;
 import io.cohort.raft.NodeAddress;
+import io.cohort.raft.PartitionListener;
 import io.cohort.server.metrics.NodeMetricsRegistry;
 import io.cohort.server.rpc.ClusterAdminService;
 import io.cohort.server.rpc.GroupCoordinatorService;
@@ -16,7 +18,9 @@ import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -65,10 +69,13 @@ public final class CohortServer implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile List<LeadershipHandoff.Outcome> handoffs = List.of();
     private final CountDownLatch terminated = new CountDownLatch(1);
+    /** Completed with what failed once this node's storage failed (see {@link #onStorageFailed}). */
+    private final CompletableFuture<String> storageFailed;
 
     private CohortServer(ServerConfig config, NodeMetricsRegistry metrics, int metricsPort, CohortRaftNode node,
                          GroupCoordinatorService groupCoordinator, ClusterAdminService clusterAdmin,
-                         HealthStatusManager health, ThreadPoolExecutor rpcExecutor, Server grpcServer) {
+                         HealthStatusManager health, ThreadPoolExecutor rpcExecutor, Server grpcServer,
+                         CompletableFuture<String> storageFailed) {
         this.config = config;
         this.metrics = metrics;
         this.metricsPort = metricsPort;
@@ -78,6 +85,7 @@ public final class CohortServer implements AutoCloseable {
         this.health = health;
         this.rpcExecutor = rpcExecutor;
         this.grpcServer = grpcServer;
+        this.storageFailed = storageFailed;
     }
 
     /**
@@ -97,8 +105,9 @@ public final class CohortServer implements AutoCloseable {
         try {
             int metricsPort = config.metricsPort() < 0 ? -1 : metrics.serve(self.host(), config.metricsPort());
             parked = new ParkedCalls();
+            CompletableFuture<String> storageFailed = new CompletableFuture<>();
             node = CohortRaftNode.start(config.nodeId(), config.clusterSpec(), config.dataDir(), config.raftTuning(),
-                    metrics.instrument(parked));
+                    new StorageFailureListener(metrics.instrument(parked), storageFailed));
             metrics.registerNode(node);
             HealthStatusManager health = new HealthStatusManager();
             health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.NOT_SERVING);
@@ -126,7 +135,10 @@ public final class CohortServer implements AutoCloseable {
                 health.setStatus(service, ServingStatus.SERVING);
             }
             CohortServer server = new CohortServer(config, metrics, metricsPort, node, groupCoordinator, clusterAdmin,
-                    health, rpcExecutor, grpcServer);
+                    health, rpcExecutor, grpcServer, storageFailed);
+            // On its own thread: the failure is reported on a Ratis thread that the stop must not hold.
+            storageFailed.thenAcceptAsync(server::onStorageFailed,
+                    runnable -> new Thread(runnable, "cohort-storage-failure-stop").start());
             LOG.info("{}", server.servingLine());
             return server;
         } catch (IOException | RuntimeException e) {
@@ -180,7 +192,12 @@ public final class CohortServer implements AutoCloseable {
         return grpcServer.getPort();
     }
 
-    /** The bound /metrics port, or -1 if metrics are disabled. */
+    /** The node's metrics (what /metrics serves). */
+    io.prometheus.metrics.model.registry.PrometheusRegistry metricsRegistry() {
+        return metrics.registry();
+    }
+
+        /** The bound /metrics port, or -1 if metrics are disabled. */
     public int metricsPort() {
         return metricsPort;
     }
@@ -188,6 +205,50 @@ public final class CohortServer implements AutoCloseable {
     /** What the last {@link #close()} did with each partition this node led. */
     List<LeadershipHandoff.Outcome> handoffs() {
         return handoffs;
+    }
+
+    /**
+     * This node cannot write its storage, and Ratis cannot reopen a failed log in place: stop at
+     * once, after which {@code CohortServerMain} exits with its storage-failure code so a
+     * supervisor starts the node again. Queued and in-flight commands were already answered by the
+     * Raft node (COORDINATOR_NOT_AVAILABLE).
+     *
+     * <p>Unlike {@link #close()}, no hand-off, and the Raft server stops first: a transfer makes
+     * the peers elect, and this node would persist their vote requests to the failed disk, where
+     * Ratis 3.3 replaces {@code raft-meta} with an empty file (it commits the temporary file of a
+     * write that failed) and the replica can no longer start (seen in {@code DiskFullIT}). The
+     * partitions this node led fail over by election, as after a crash.
+     */
+    private void onStorageFailed(String description) {
+        LOG.error("node {} stops because its storage failed ({}); restart it once {} is writable again",
+                config.nodeId(), description, config.dataDir());
+        if (!closed.compareAndSet(false, true)) {
+            return; // an orderly stop is already under way
+        }
+        long startNanos = System.nanoTime();
+        try {
+            health.enterTerminalState();
+            closeQuietly(node);
+            groupCoordinator.close();
+            clusterAdmin.close();
+            stopGrpc();
+            metrics.close();
+            rpcExecutor.shutdownNow();
+            LOG.info("node {} stopped after its storage failed, in {} ms", config.nodeId(),
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
+        } finally {
+            terminated.countDown();
+        }
+    }
+
+    /** What failed, once this node's storage failed; then the node is stopping or stopped. */
+    public Optional<String> storageFailure() {
+        return Optional.ofNullable(storageFailed.getNow(null));
+    }
+
+    /** Completes when this node's storage fails (never, normally). */
+    public CompletableFuture<String> storageFailed() {
+        return storageFailed;
     }
 
     /** Blocks until {@link #close()} has finished. */
@@ -258,6 +319,43 @@ public final class CohortServer implements AutoCloseable {
             node.close();
         } catch (IOException | RuntimeException e) {
             LOG.warn("error while stopping the Raft node", e);
+        }
+    }
+
+    /** Passes every event on and completes {@code storageFailed} when the node's storage fails. */
+    private static final class StorageFailureListener implements PartitionListener {
+        private final PartitionListener delegate;
+        private final CompletableFuture<String> storageFailed;
+
+        StorageFailureListener(PartitionListener delegate, CompletableFuture<String> storageFailed) {
+            this.delegate = delegate;
+            this.storageFailed = storageFailed;
+        }
+
+        @Override
+        public void onApplied(int partition, List<Result> results) {
+            delegate.onApplied(partition, results);
+        }
+
+        @Override
+        public void onLeaderReady(int partition) {
+            delegate.onLeaderReady(partition);
+        }
+
+        @Override
+        public void onStepDown(int partition) {
+            delegate.onStepDown(partition);
+        }
+
+        @Override
+        public void onLeaderChanged(int partition, int leaderNodeId) {
+            delegate.onLeaderChanged(partition, leaderNodeId);
+        }
+
+        @Override
+        public void onStorageFailed(String description, Throwable cause) {
+            delegate.onStorageFailed(description, cause);
+            storageFailed.complete(description + (cause == null ? "" : ": " + cause));
         }
     }
 }

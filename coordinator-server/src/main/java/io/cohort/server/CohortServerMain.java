@@ -8,6 +8,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -20,8 +21,9 @@ import picocli.CommandLine.Option;
  *
  * <p>Exit codes: 0 after an orderly stop or for --help/--version; 2 for a bad command line or
  * configuration; 3 when the data dir belongs to a cluster created with other settings; 1 when the
- * node cannot start otherwise (a port in use, an unusable data dir). Each failure prints one line
- * to stderr.
+ * node cannot start otherwise (a port in use, an unusable data dir); 74 when its storage failed
+ * while it ran (it stopped in order; a supervisor restarts it). Each failure prints one line to
+ * stderr.
  */
 @Command(name = "cohort-server", mixinStandardHelpOptions = true, versionProvider = CohortServerMain.Version.class,
         sortOptions = false, usageHelpAutoWidth = true,
@@ -33,6 +35,13 @@ public final class CohortServerMain {
     public static final int EXIT_START_FAILED = 1;
     public static final int EXIT_BAD_CONFIG = 2;
     public static final int EXIT_METADATA_MISMATCH = 3;
+    /**
+     * The node's storage failed while it ran (a log or snapshot write: disk full, I/O error) and it
+     * stopped; start it again once the data dir is writable. 74 is EX_IOERR of sysexits.h.
+     */
+    public static final int EXIT_STORAGE_FAILED = 74;
+    /** How long the orderly stop after a storage failure may take before the JVM is halted. */
+    static final long STORAGE_FAILURE_STOP_LIMIT_MS = 30_000;
 
     @Option(names = "--config", paramLabel = "FILE", description = "A properties file with node settings.")
     Path configFile;
@@ -88,8 +97,32 @@ public final class CohortServerMain {
         if (launch.server() == null) {
             System.exit(launch.exitCode());
         }
-        running.set(launch.server());
-        launch.server().awaitTermination();
+        CohortServer server = launch.server();
+        running.set(server);
+        // The orderly stop after a storage failure is bounded (hand-offs, drain), but a disk that
+        // hangs could hold it: the exit code must reach the supervisor regardless.
+        server.storageFailed().thenRun(() -> {
+            Thread watchdog = new Thread(() -> {
+                try {
+                    Thread.sleep(STORAGE_FAILURE_STOP_LIMIT_MS);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                System.err.println("cohort-server: node stop after storage failure took over "
+                        + STORAGE_FAILURE_STOP_LIMIT_MS + " ms; halting with exit code " + EXIT_STORAGE_FAILED);
+                Runtime.getRuntime().halt(EXIT_STORAGE_FAILED);
+            }, "cohort-storage-failure-watchdog");
+            watchdog.setDaemon(true);
+            watchdog.start();
+        });
+        server.awaitTermination();
+        Optional<String> storageFailure = server.storageFailure();
+        if (storageFailure.isPresent()) {
+            System.err.println("cohort-server: node " + server.config().nodeId() + " stopped: storage failed ("
+                    + storageFailure.get() + "); exit code " + EXIT_STORAGE_FAILED
+                    + ": restart it once the data dir is writable");
+            System.exit(EXIT_STORAGE_FAILED);
+        }
     }
 
     /**

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -74,6 +75,10 @@ public final class CohortRaftNode implements AutoCloseable {
      * attempts per second to a dead peer cost nothing here.
      */
     private static final String APPENDER_ERROR_RETRY_POLICY = "1ms,10, 100ms,1000000";
+    /** How often overdue proposals are answered: the proposal timeout holds to within this. */
+    private static final long PROPOSAL_EXPIRY_INTERVAL_MS = 100;
+    /** How often every replica is checked to be still open (see {@link StorageWatch}). */
+    private static final long REPLICA_CHECK_INTERVAL_MS = 1_000;
 
     private final int nodeId;
     private final ClusterSpec spec;
@@ -96,6 +101,7 @@ public final class CohortRaftNode implements AutoCloseable {
     private final ScheduledExecutorService lingerTimer;
     private final RaftPortGuard raftPortGuard;
     private final RaftServer server;
+    private final StorageWatch storageWatch;
 
     private CohortRaftNode(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning, PartitionListener listener)
             throws IOException {
@@ -117,6 +123,7 @@ public final class CohortRaftNode implements AutoCloseable {
         }
         this.timerScheduler = daemonScheduler("cohort-timers-n" + nodeId);
         this.lingerTimer = daemonScheduler("cohort-batch-linger-n" + nodeId);
+        this.storageWatch = new StorageWatch(nodeId, this::onStorageFailure);
         PartitionStateMachine.Hooks hooks = new Hooks();
         for (int p = 0; p < partitions; p++) {
             leaders.set(p, -1);
@@ -172,6 +179,11 @@ public final class CohortRaftNode implements AutoCloseable {
         DataDirPermissions.makePrivate(dataDir);
         node.timerScheduler.scheduleWithFixedDelay(node::balanceLeaders, LEADER_BALANCE_INTERVAL_MS,
                 LEADER_BALANCE_INTERVAL_MS, TimeUnit.MILLISECONDS);
+        node.timerScheduler.scheduleWithFixedDelay(node::expireOverdueProposals, PROPOSAL_EXPIRY_INTERVAL_MS,
+                PROPOSAL_EXPIRY_INTERVAL_MS, TimeUnit.MILLISECONDS);
+        node.timerScheduler.scheduleWithFixedDelay(
+                () -> node.storageWatch.checkReplicasOpen(spec.partitions(), node::isReplicaOpen),
+                REPLICA_CHECK_INTERVAL_MS, REPLICA_CHECK_INTERVAL_MS, TimeUnit.MILLISECONDS);
         LOG.info("node {} started: {} partitions on Raft port {}", nodeId, spec.partitions(),
                 spec.peer(nodeId).raftPort());
         return node;
@@ -552,8 +564,45 @@ public final class CohortRaftNode implements AutoCloseable {
         return new ProposalCounts(proposer.entriesProposed(), proposer.commandsProposed(), proposer.lingerExpiries());
     }
 
+    private void expireOverdueProposals() {
+        long nowNanos = System.nanoTime();
+        for (Proposer proposer : proposers) {
+            proposer.expireOverdue(nowNanos);
+        }
+    }
+
+    private boolean isReplicaOpen(int partition) {
+        try {
+            return division(partition).getInfo().isAlive();
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
+     * This node's storage failed: answer every queued and in-flight command at once (their entries
+     * may still commit through the other replicas: outcome unknown), refuse new ones, stop the
+     * timers, and tell the front end, which steps down and stops the node.
+     */
+    private void onStorageFailure(StorageWatch.StorageFailure failure) {
+        ProposalException refusal = new ProposalException(ProposalException.Kind.INDETERMINATE, -1,
+                "node " + nodeId + " cannot write its storage (" + failure.description() + "); outcome unknown",
+                failure.cause());
+        for (int p = 0; p < proposers.length; p++) {
+            proposers[p].failAll(refusal);
+            timers[p].deactivate();
+        }
+        listener.onStorageFailed(failure.description(), failure.cause());
+    }
+
+    /** The storage failure that stopped this node's writes, if any (see {@link StorageWatch}). */
+    public Optional<String> storageFailure() {
+        return storageWatch.failure().map(f -> f.description() + (f.cause() == null ? "" : ": " + f.cause()));
+    }
+
     @Override
     public void close() throws IOException {
+        storageWatch.close();
         for (Proposer proposer : proposers) {
             proposer.close();
         }
@@ -620,6 +669,11 @@ public final class CohortRaftNode implements AutoCloseable {
             leaders.compareAndSet(partition, nodeId, -1);
             LOG.info("node {}: stepped down from partition {}", nodeId, partition);
             listener.onStepDown(partition);
+        }
+
+        @Override
+        public void onStorageFailed(int partition, String what, Throwable cause) {
+            storageWatch.report("the " + what + " of partition " + partition + " could not be written", cause);
         }
     }
 }

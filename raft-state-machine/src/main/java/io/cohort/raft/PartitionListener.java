@@ -26,4 +26,11 @@ public interface PartitionListener {
     /** Some node (or none, -1) now leads {@code partition}, as this node learned it. */
     default void onLeaderChanged(int partition, int leaderNodeId) {
     }
+
+    /**
+     * This node's storage failed ({@code description} says what, for the operator): it takes no
+     * more writes and cannot recover in place, so the front end stops the node. Called once.
+     */
+    default void onStorageFailed(String description, Throwable cause) {
+    }
 }

@@ -81,6 +81,13 @@ public final class PartitionStateMachine extends BaseStateMachine {
         void onLeaderReady(int partition);
 
         void onNotLeader(int partition);
+
+        /**
+         * This replica could not write its storage ({@code what}: "log" or "snapshot"): disk full,
+         * an I/O error. Ratis cannot recover a replica whose log failed (its log worker refuses every
+         * later write until the replica is reopened), so the node must stop.
+         */
+        void onStorageFailed(int partition, String what, Throwable cause);
     }
 
     private final int partition;
@@ -259,11 +266,19 @@ public final class PartitionStateMachine extends BaseStateMachine {
         long startNanos = System.nanoTime();
         File snapshotFile = storage.getSnapshotFile(last.getTerm(), last.getIndex());
         Path temp = snapshotFile.toPath().resolveSibling(snapshotFile.getName() + ".tmp");
-        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(temp), 1 << 16)) {
-            SnapshotCodec.write(out, partition, last.getTerm(), last.getIndex(), shard.snapshot());
+        MD5Hash md5;
+        try {
+            try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(temp), 1 << 16)) {
+                SnapshotCodec.write(out, partition, last.getTerm(), last.getIndex(), shard.snapshot());
+            }
+            Files.move(temp, snapshotFile.toPath(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            md5 = MD5FileUtil.computeAndSaveMd5ForFile(snapshotFile);
+        } catch (IOException e) {
+            // A half-written snapshot must not hold on to the space that ran out.
+            Files.deleteIfExists(temp);
+            hooks.onStorageFailed(partition, "snapshot", e);
+            throw e;
         }
-        Files.move(temp, snapshotFile.toPath(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(snapshotFile);
         storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(snapshotFile.toPath(), md5), last));
         LOG.info("partition {}: snapshot at {} ({} groups, {} offsets, {} bytes) in {} ms", partition, last,
                 shard.groupCount(), shard.offsetCount(), Files.size(snapshotFile.toPath()),
@@ -307,6 +322,16 @@ public final class PartitionStateMachine extends BaseStateMachine {
     @Override
     public void notifyNotLeader(Collection<TransactionContext> pendingEntries) {
         hooks.onNotLeader(partition);
+    }
+
+    /**
+     * Ratis's log worker failed to write this replica's log ({@code failedEntry} is null when a
+     * whole segment failed, e.g. while rolling to a new one). Ratis answers every later write of
+     * this replica with "Log already failed", so the node has to stop.
+     */
+    @Override
+    public void notifyLogFailed(Throwable cause, LogEntryProto failedEntry) {
+        hooks.onStorageFailed(partition, "log", cause);
     }
 
     /** For tests and status: what this replica has applied. */

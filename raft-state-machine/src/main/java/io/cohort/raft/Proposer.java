@@ -78,8 +78,11 @@ final class Proposer {
     /** {@link System#nanoTime()} when the current linger ends; 0: not lingering. */
     private volatile long lingerDeadlineNanos;
     private volatile boolean closed;
+    /** Set once this node's storage failed: the answer to every command from then on. */
+    private volatile ProposalException storageFailure;
 
-    private record Pending(Command command, int sizeBytes, CompletableFuture<Result> future) {
+    /** One submitted command; {@code submittedNanos} ({@link System#nanoTime()}) starts its proposal timeout. */
+    private record Pending(Command command, int sizeBytes, long submittedNanos, CompletableFuture<Result> future) {
     }
 
     Proposer(int partition, RaftServer server, RaftGroupId groupId, RaftPeerId selfId, ClientId clientId,
@@ -105,13 +108,18 @@ final class Proposer {
     /** Queues {@code command}; the future completes with its result once the entry is applied here. */
     CompletableFuture<Result> submit(Command command) {
         CompletableFuture<Result> future = new CompletableFuture<>();
+        ProposalException refusal = storageFailure;
+        if (refusal != null) {
+            future.completeExceptionally(refusal);
+            return future;
+        }
         if (closed) {
             future.completeExceptionally(new ProposalException(ProposalException.Kind.SHUTTING_DOWN, -1,
                     "node is shutting down", null));
             return future;
         }
         int size = LogCodec.toProto(command).getSerializedSize();
-        queue.add(new Pending(command, size, future));
+        queue.add(new Pending(command, size, System.nanoTime(), future));
         queued.incrementAndGet();
         flush();
         return future;
@@ -180,6 +188,12 @@ final class Proposer {
         int bytes = 0;
         Pending next;
         while (batch.size() < maxBatchCommands && (next = queue.peek()) != null) {
+            if (next.future().isDone()) {
+                // Answered already (its proposal timed out while it queued): the client gave up on it.
+                queue.poll();
+                queued.decrementAndGet();
+                continue;
+            }
             if (!batch.isEmpty() && bytes + next.sizeBytes() > maxBatchBytes) {
                 break;
             }
@@ -307,11 +321,55 @@ final class Proposer {
                 "partition " + partition + ": outcome unknown: " + cause, cause);
     }
 
+    /**
+     * Answers every command submitted more than the proposal timeout before {@code nowNanos} and
+     * still unanswered: INDETERMINATE, since its entry may yet commit. Ratis itself never times out a
+     * write (the request's timeout is not enforced), so a leader whose log cannot be written, or
+     * that cannot reach a majority while still leading, would otherwise hold its clients until their
+     * own deadline. Only the futures are completed: the bookkeeping stays as it is, an entry still
+     * in flight is accounted for when Ratis replies, and a command still queued is dropped unsent.
+     */
+    void expireOverdue(long nowNanos) {
+        long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(requestTimeoutMs);
+        for (Pending pending : queue) {
+            if (nowNanos - pending.submittedNanos() < timeoutNanos) {
+                break; // the queue is in submission order
+            }
+            timeOut(pending);
+        }
+        for (List<Pending> batch : inFlightBatches.values()) {
+            for (Pending pending : batch) {
+                if (nowNanos - pending.submittedNanos() >= timeoutNanos) {
+                    timeOut(pending);
+                }
+            }
+        }
+    }
+
+    private void timeOut(Pending pending) {
+        if (!pending.future().isDone()) {
+            pending.future().completeExceptionally(new ProposalException(ProposalException.Kind.INDETERMINATE,
+                    leaderHint.getAsInt(), "partition " + partition + ": not committed within the proposal timeout ("
+                    + requestTimeoutMs + " ms); outcome unknown", null));
+        }
+    }
+
+    /**
+     * Answers everything queued or in flight with {@code failure} at once and refuses what comes
+     * later: this node's storage failed, so nothing it leads can commit through it.
+     */
+    void failAll(ProposalException failure) {
+        storageFailure = failure;
+        failPending(failure);
+    }
+
     /** Fails everything queued or in flight (shutdown). */
     void close() {
         closed = true;
-        ProposalException failure = new ProposalException(ProposalException.Kind.SHUTTING_DOWN, -1,
-                "node is shutting down", null);
+        failPending(new ProposalException(ProposalException.Kind.SHUTTING_DOWN, -1, "node is shutting down", null));
+    }
+
+    private void failPending(ProposalException failure) {
         Pending pending;
         while ((pending = queue.poll()) != null) {
             queued.decrementAndGet();

@@ -115,6 +115,10 @@ public record RaftTuning(
         });
     }
 
+    public RaftTuning withProposalTimeoutMs(long timeoutMs) {
+        return with(b -> b.proposalTimeoutMs = timeoutMs);
+    }
+
     public RaftTuning withLeaderBalanceHoldMs(long holdMs) {
         return with(b -> b.leaderBalanceHoldMs = holdMs);
     }

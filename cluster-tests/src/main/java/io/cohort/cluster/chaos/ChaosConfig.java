@@ -18,31 +18,51 @@ import java.time.Duration;
  * @param committers independent committers (simple groups, generation -1), each with a reader
  * @param minLeaderKills leader kills the schedule must contain at least
  * @param reportDir where the report goes
+ * @param diskFull whether one node's data dir is a small tmpfs that the nemesis fills once (needs root)
  */
 public record ChaosConfig(int nodes, int partitions, Duration faultPhase, long seed, int groups, int membersPerGroup,
-        int topicPartitions, int committers, int minLeaderKills, Path reportDir) {
+        int topicPartitions, int committers, int minLeaderKills, Path reportDir, boolean diskFull) {
     /** Members are removed after this long without a heartbeat: longer than any injected fault. */
     public static final Duration SESSION_TIMEOUT = Duration.ofSeconds(20);
     /** The fence probe's session: short, so the probe is expelled while it stays silent. */
     public static final Duration PROBE_SESSION_TIMEOUT = Duration.ofSeconds(3);
     /** The bound of the liveness checker: after the faults stop, every group is Stable and assigned within it. */
     public static final Duration LIVENESS_BOUND = Duration.ofSeconds(60);
+    /** The tmpfs of the disk-full node: room for its logs and snapshots, until the nemesis fills it. */
+    public static final long SMALL_DISK_BYTES = 64L << 20;
+    /**
+     * Snapshots this often (entries per partition) in chaos runs, so a full disk is met within
+     * seconds by a snapshot write, not only once Ratis's preallocated log space runs out.
+     */
+    public static final long SNAPSHOT_EVERY_ENTRIES = 500;
 
     /** The short scenario of {@code mvn -B verify}: 3 nodes, about two minutes of faults. */
     public static ChaosConfig shortScenario(long seed, Path reportDir) {
-        return new ChaosConfig(3, 3, Duration.ofSeconds(70), seed, 2, 3, 12, 3, 10, reportDir);
+        return new ChaosConfig(3, 3, Duration.ofSeconds(70), seed, 2, 3, 12, 3, 10, reportDir, true);
     }
 
     /** A long run for scripts/chaos.sh. */
     public static ChaosConfig longRun(int nodes, Duration faultPhase, long seed, Path reportDir) {
         int kills = (int) Math.max(10, faultPhase.toSeconds() / 10);
-        return new ChaosConfig(nodes, Math.max(3, nodes), faultPhase, seed, 3, 4, 12, 4, kills, reportDir);
+        return new ChaosConfig(nodes, Math.max(3, nodes), faultPhase, seed, 3, 4, 12, 4, kills, reportDir, true);
+    }
+
+    /** The same run without the disk-full fault (no tmpfs, so no root needed). */
+    public ChaosConfig withoutDiskFull() {
+        return new ChaosConfig(nodes, partitions, faultPhase, seed, groups, membersPerGroup, topicPartitions,
+                committers, minLeaderKills, reportDir, false);
+    }
+
+    /** The node whose data dir is the small tmpfs: drawn from the seed, like the other targets. */
+    public int diskFullNode() {
+        return 1 + (int) Math.floorMod(seed, (long) nodes);
     }
 
     @Override
     public String toString() {
         return "nodes=" + nodes + " partitions=" + partitions + " faultPhase=" + faultPhase.toSeconds() + "s seed=" + seed
                 + " groups=" + groups + "x" + membersPerGroup + " members (topic of " + topicPartitions
-                + " partitions) committers=" + committers + " minLeaderKills=" + minLeaderKills;
+                + " partitions) committers=" + committers + " minLeaderKills=" + minLeaderKills
+                + (diskFull ? " diskFullNode=" + diskFullNode() : " diskFull=off");
     }
 }

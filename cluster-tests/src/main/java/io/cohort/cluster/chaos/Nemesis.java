@@ -3,6 +3,11 @@ package io.cohort.cluster.chaos;
 import io.cohort.api.v1.ClusterStatusResponse;
 import io.cohort.api.v1.PartitionStatus;
 import io.cohort.cluster.ProcessCluster;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -18,12 +23,14 @@ import java.util.TreeSet;
  * Injects faults into a {@link ProcessCluster}, one at a time, following a schedule drawn from a
  * seed: SIGKILL of a partition's leader or of a random node (then a restart), SIGSTOP of a leader
  * for longer than the election timeout (then SIGCONT: a zombie leader wakes up deposed), a network
- * partition that cuts a leader or a random node off (then heals), and, in long runs, a kill and
- * restart of the whole cluster. Every fault is recorded in the history.
+ * partition that cuts a leader or a random node off (then heals), a full disk on the node whose
+ * data dir is a small tmpfs (then space back, and a restart if it stopped, as a supervisor would),
+ * and, in long runs, a kill and restart of the whole cluster. Every fault is recorded in the
+ * history.
  */
 public final class Nemesis {
     /** The kinds of fault. */
-    public enum Fault { KILL_LEADER, KILL_RANDOM, PAUSE_LEADER, PARTITION_LEADER, PARTITION_RANDOM, RESTART_ALL }
+    public enum Fault { KILL_LEADER, KILL_RANDOM, PAUSE_LEADER, PARTITION_LEADER, PARTITION_RANDOM, RESTART_ALL, DISK_FULL }
 
     /** One planned fault: what, against which partition's leader (or -1), held how long, then a quiet gap. */
     public record Step(Fault fault, int partition, long holdMs, long gapMs) {
@@ -34,6 +41,10 @@ public final class Nemesis {
     }
 
     private static final Duration LEADER_WAIT = Duration.ofSeconds(30);
+    /** cohort-server's exit code after a storage failure (CohortServerMain.EXIT_STORAGE_FAILED). */
+    private static final int EXIT_STORAGE_FAILED = 74;
+    /** A node whose storage failed stops within this (its stop is bounded at 30 s, then halted). */
+    private static final Duration STORAGE_FAILURE_EXIT_WAIT = Duration.ofSeconds(40);
 
     private final ProcessCluster cluster;
     private final ChaosHistory history;
@@ -66,6 +77,9 @@ public final class Nemesis {
             faults.add(Fault.PAUSE_LEADER);
         }
         faults.add(Fault.PARTITION_LEADER);
+        if (config.diskFull()) {
+            faults.add(Fault.DISK_FULL);
+        }
         boolean longRun = config.faultPhase().toSeconds() > 180;
         if (longRun) {
             for (int i = 0; i < config.minLeaderKills() / 5; i++) {
@@ -101,6 +115,8 @@ public final class Nemesis {
             case PAUSE_LEADER -> 1_500 + random.nextInt(3_000);
             case PARTITION_LEADER, PARTITION_RANDOM -> 2_000 + random.nextInt(4_000);
             case RESTART_ALL -> 1_000;
+            // The longest the disk stays full; it is freed as soon as the node has stopped.
+            case DISK_FULL -> 8_000 + random.nextInt(4_000);
         };
         return new Step(fault, partition, hold, 1_000 + random.nextInt(2_000));
     }
@@ -108,7 +124,7 @@ public final class Nemesis {
     /** Hold and gap, plus about 3 s for a restarted JVM to serve again. */
     private static long estimateMs(Step step) {
         boolean restarts = step.fault() == Fault.KILL_LEADER || step.fault() == Fault.KILL_RANDOM
-                || step.fault() == Fault.RESTART_ALL;
+                || step.fault() == Fault.RESTART_ALL || step.fault() == Fault.DISK_FULL;
         return step.holdMs() + step.gapMs() + (restarts ? 3_000 : 0);
     }
 
@@ -167,8 +183,66 @@ public final class Nemesis {
                 cluster.startAll();
                 history.event("nemesis", "start-all", "every node serving again");
             }
+            case DISK_FULL -> fillDisk(config.diskFullNode(), step.holdMs());
         }
         sleep(step.gapMs());
+    }
+
+    /**
+     * Fills the small tmpfs of {@code node} while the workload runs, until the node has stopped
+     * (it must exit with code 74 once a write fails) or {@code maxHoldMs} passed; then frees the
+     * space and, if the node stopped, starts it again as its supervisor would. Any other exit
+     * fails the run.
+     */
+    private void fillDisk(int node, long maxHoldMs) {
+        if (!cluster.isRunning(node)) {
+            cluster.start(node);
+        }
+        Set<Integer> led = partitionsLedBy(node);
+        long filled = cluster.smallDisk(node).fill();
+        long now = history.event("nemesis", "disk-full", "filled the data dir of node " + node + " (" + filled
+                + " bytes), leading " + led + ", for at most " + maxHoldMs + " ms");
+        long deadline = System.nanoTime() + maxHoldMs * 1_000_000;
+        while (cluster.isRunning(node) && System.nanoTime() < deadline) {
+            sleep(100);
+        }
+        boolean stopped = !cluster.isRunning(node);
+        if (stopped) {
+            kills.add(new Kill(now, node, led, Fault.DISK_FULL.name()));
+        } else if (storageFailed(node)) {
+            // It noticed just now and is stopping.
+            cluster.awaitExit(node, STORAGE_FAILURE_EXIT_WAIT);
+            stopped = true;
+        }
+        cluster.smallDisk(node).free();
+        if (!stopped) {
+            history.event("nemesis", "disk-freed", "node " + node + " wrote nothing while its disk was full");
+            return;
+        }
+        int exit = cluster.awaitExit(node, STORAGE_FAILURE_EXIT_WAIT);
+        history.event("nemesis", "disk-exit", "node " + node + " exited with code " + exit + "; space freed");
+        if (exit != EXIT_STORAGE_FAILED) {
+            throw new IllegalStateException("node " + node + " exited with " + exit + " after its disk filled, not "
+                    + EXIT_STORAGE_FAILED + " (storage failed)");
+        }
+        cluster.start(node);
+        history.event("nemesis", "restart", "node " + node + " serving again");
+    }
+
+    /** Whether node {@code node}'s /metrics says its storage failed. */
+    private boolean storageFailed(int node) {
+        try {
+            HttpResponse<String> response = HttpClient.newHttpClient().send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + cluster.metricsPort(node) + "/metrics"))
+                            .timeout(Duration.ofSeconds(5)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return response.body().lines().anyMatch(line -> line.startsWith("cohort_storage_failed 1"));
+        } catch (IOException e) {
+            return !cluster.isRunning(node);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
     }
 
     private void killAndRestart(int node, Step step, String why) {

@@ -93,11 +93,18 @@ public final class NodeMetrics {
                 .help("Partitions this node leads and is ready to serve")
                 .callback(cb -> {
                     int led = 0;
-                    for (int p = 0; p < node.partitions(); p++) {
+                    // A node whose storage failed serves nothing, whatever Ratis still says it leads.
+                    for (int p = 0; p < node.partitions() && node.storageFailure().isEmpty(); p++) {
                         led += node.isLeaderReady(p) ? 1 : 0;
                     }
                     cb.call(led);
                 })
+                .register(registry);
+        GaugeWithCallback.builder()
+                .name("cohort_storage_failed")
+                .help("1 once a log or snapshot write of this node failed (disk full, I/O error): the node is "
+                        + "stopping and exits with code 74; 0 otherwise")
+                .callback(cb -> cb.call(node.storageFailure().isPresent() ? 1 : 0))
                 .register(registry);
         GaugeWithCallback.builder()
                 .name("cohort_partition_leader")
