@@ -33,6 +33,12 @@ public final class CohortServerMain {
     public static final int EXIT_START_FAILED = 1;
     public static final int EXIT_BAD_CONFIG = 2;
     public static final int EXIT_METADATA_MISMATCH = 3;
+    /**
+     * A thread died of OutOfMemoryError. The same code as HotSpot's -XX:+ExitOnOutOfMemoryError,
+     * which scripts/cluster.sh passes and which catches the errors this handler cannot see; the log
+     * line tells it apart from {@link #EXIT_METADATA_MISMATCH}.
+     */
+    public static final int EXIT_OUT_OF_MEMORY = 3;
 
     @Option(names = "--config", paramLabel = "FILE", description = "A properties file with node settings.")
     Path configFile;
@@ -76,6 +82,7 @@ public final class CohortServerMain {
     }
 
     public static void main(String[] args) throws InterruptedException {
+        haltOnOutOfMemory();
         AtomicReference<CohortServer> running = new AtomicReference<>();
         // Registered before the start, so a SIGTERM during start-up still stops what has started.
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -90,6 +97,26 @@ public final class CohortServerMain {
         }
         running.set(launch.server());
         launch.server().awaitTermination();
+    }
+
+    /**
+     * Insurance beside -XX:+ExitOnOutOfMemoryError, for a java command line without it: a thread
+     * that dies of OutOfMemoryError halts the JVM (no shutdown hooks: they would need memory too),
+     * so a node that ran out of heap exits and its supervisor restarts it, instead of limping on
+     * with dead threads. Errors that Ratis or gRPC catch in their own threads never get here; the
+     * JVM flag covers those.
+     */
+    static void haltOnOutOfMemory() {
+        Thread.setDefaultUncaughtExceptionHandler((thread, error) -> {
+            if (error instanceof OutOfMemoryError) {
+                System.err.println("Terminating due to java.lang.OutOfMemoryError in thread " + thread.getName()
+                        + ": " + error.getMessage());
+                Runtime.getRuntime().halt(EXIT_OUT_OF_MEMORY);
+            }
+            // What the JVM prints for an uncaught exception without a default handler.
+            System.err.print("Exception in thread \"" + thread.getName() + "\" ");
+            error.printStackTrace(System.err);
+        });
     }
 
     /**

@@ -135,7 +135,7 @@ final class ApiMapper {
     static JoinGroupResponse toProto(io.cohort.core.response.JoinGroupResponse response) {
         JoinGroupResponse.Builder builder = JoinGroupResponse.newBuilder()
                 .setErrorCode(ErrorTable.toProto(response.error()))
-                .setErrorMessage(ErrorTable.describe(response.error()))
+                .setErrorMessage(messageOf(response.error(), response.errorMessage()))
                 .setGenerationId(response.generationId())
                 .setLeader(response.leader() == null ? "" : response.leader())
                 .setSkipAssignment(response.skipAssignment())
@@ -173,7 +173,7 @@ final class ApiMapper {
     static SyncGroupResponse toProto(io.cohort.core.response.SyncGroupResponse response) {
         SyncGroupResponse.Builder builder = SyncGroupResponse.newBuilder()
                 .setErrorCode(ErrorTable.toProto(response.error()))
-                .setErrorMessage(ErrorTable.describe(response.error()))
+                .setErrorMessage(messageOf(response.error(), response.errorMessage()))
                 .setAssignment(toByteString(response.assignment()));
         if (response.protocolType() != null) {
             builder.setProtocolType(response.protocolType());
@@ -241,10 +241,18 @@ final class ApiMapper {
         }
         // A group-level error is copied into every partition; explain it once. A partition-level
         // error (OFFSET_METADATA_TOO_LARGE) is explained by its code alone.
-        if (groupError != null && groupError != ErrorCode.NONE && groupError != ErrorCode.OFFSET_METADATA_TOO_LARGE) {
+        if (response.errorMessage() != null) {
+            builder.setErrorMessage(response.errorMessage());
+        } else if (groupError != null && groupError != ErrorCode.NONE
+                && groupError != ErrorCode.OFFSET_METADATA_TOO_LARGE) {
             builder.setErrorMessage(ErrorTable.describe(groupError));
         }
         return builder.build();
+    }
+
+    /** Core's own explanation (a state limit names its key and value), else the code's description. */
+    private static String messageOf(ErrorCode code, String coreMessage) {
+        return coreMessage != null ? coreMessage : ErrorTable.describe(code);
     }
 
     /** A group-level failure copied into every requested partition, as Kafka does. */
