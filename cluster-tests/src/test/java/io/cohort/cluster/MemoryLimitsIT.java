@@ -11,6 +11,12 @@ import io.cohort.api.v1.OffsetFetchResponse;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
 import io.grpc.health.v1.HealthGrpc;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
@@ -80,6 +86,10 @@ class MemoryLimitsIT {
         assertThat(refused.getErrorMessage()).contains("offsets.partition.max.metadata.bytes");
         assertThat(acknowledged).as("offsets accepted before the limit").isNotEmpty();
 
+        for (int nodeId : cluster.nodeIds()) {
+            history.record("node " + nodeId + " heap in use after the refusal: " + heapUsedMb(cluster, nodeId) + " MB");
+        }
+
         // Nothing of the refused request was applied, every node is up, and commits that do not
         // grow the state (new offsets of already-committed partitions) are still accepted.
         for (int nodeId : cluster.nodeIds()) {
@@ -107,7 +117,9 @@ class MemoryLimitsIT {
         assertThat(fetch(calls, 0, acknowledged.size())).as("acknowledged offsets after a full restart")
                 .isEqualTo(acknowledged);
         System.out.println(getClass().getSimpleName() + ": " + acknowledged.size()
-                + " offsets of 4 KB metadata accepted, then refused: " + refused.getErrorMessage());
+                + " offsets of 4 KB metadata accepted, then refused: " + refused.getErrorMessage()
+                + "; heap in use after the restart by node: " + cluster.nodeIds().stream()
+                .map(id -> id + "=" + heapUsedMb(cluster, id) + " MB").toList());
     }
 
     private static OffsetCommitRequest commit(int firstPartition, int count, long offset, String metadata) {
@@ -145,6 +157,26 @@ class MemoryLimitsIT {
             }
         }
         return offsets;
+    }
+
+    /**
+     * The node's {@code jvm_memory_used_bytes{area="heap"}} from /metrics, in MB: garbage included,
+     * so an upper bound of what the state takes; reported, not asserted.
+     */
+    private static long heapUsedMb(ProcessCluster cluster, int nodeId) {
+        HttpRequest request = HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + cluster.metricsPort(nodeId) + "/metrics")).build();
+        try {
+            String body = HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString()).body();
+            String line = body.lines().filter(l -> l.startsWith("jvm_memory_used_bytes{area=\"heap\"}")).findFirst()
+                    .orElseThrow(() -> new AssertionError("no heap metric on node " + nodeId));
+            return (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)) >> 20;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     private static HealthCheckResponse.ServingStatus health(ProcessCluster cluster, int nodeId) {
