@@ -79,12 +79,14 @@ public record GroupConfig(
 
     public GroupConfig withInitialRebalanceDelayMs(int delayMs) {
         return new GroupConfig(minSessionTimeoutMs, maxSessionTimeoutMs, delayMs, maxGroupSize,
-                newMemberJoinTimeoutMs, offsetsRetentionMs, offsetsRetentionCheckIntervalMs, offsetMetadataMaxBytes, limits);
+                newMemberJoinTimeoutMs, offsetsRetentionMs, offsetsRetentionCheckIntervalMs, offsetMetadataMaxBytes,
+                limits);
     }
 
     public GroupConfig withMaxGroupSize(int size) {
         return new GroupConfig(minSessionTimeoutMs, maxSessionTimeoutMs, initialRebalanceDelayMs, size,
-                newMemberJoinTimeoutMs, offsetsRetentionMs, offsetsRetentionCheckIntervalMs, offsetMetadataMaxBytes, limits);
+                newMemberJoinTimeoutMs, offsetsRetentionMs, offsetsRetentionCheckIntervalMs, offsetMetadataMaxBytes,
+                limits);
     }
 
     public GroupConfig withOffsetsRetentionMs(long retentionMs) {

@@ -255,10 +255,11 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
         }
 
         private StateLimits stateLimits() {
+            int max = Integer.MAX_VALUE;
             return new StateLimits(
-                    intValue(GROUP_MAX_OFFSETS, StateLimits.DEFAULT_MAX_OFFSETS_PER_GROUP, 1, Integer.MAX_VALUE),
-                    intValue(PARTITION_MAX_GROUPS, StateLimits.DEFAULT_MAX_GROUPS_PER_PARTITION, 1, Integer.MAX_VALUE),
-                    intValue(PARTITION_MAX_OFFSETS, StateLimits.DEFAULT_MAX_OFFSETS_PER_PARTITION, 1, Integer.MAX_VALUE),
+                    intValue(GROUP_MAX_OFFSETS, StateLimits.DEFAULT_MAX_OFFSETS_PER_GROUP, 1, max),
+                    intValue(PARTITION_MAX_GROUPS, StateLimits.DEFAULT_MAX_GROUPS_PER_PARTITION, 1, max),
+                    intValue(PARTITION_MAX_OFFSETS, StateLimits.DEFAULT_MAX_OFFSETS_PER_PARTITION, 1, max),
                     longValue(PARTITION_MAX_METADATA_BYTES, StateLimits.DEFAULT_MAX_METADATA_BYTES_PER_PARTITION, 0,
                             Long.MAX_VALUE));
         }

@@ -74,6 +74,15 @@ public final class GroupCoordinatorShard {
 
     /** Decides what {@code command} does at leader time {@code nowMs}; changes nothing. */
     public Result handle(Command command, long nowMs) {
+        return handle(command, nowMs, true);
+    }
+
+    /**
+     * {@link #handle(Command, long)}, checking the state limits only if {@code stateLimitsApply}:
+     * false for commands of a log written by a build without them, which were accepted without them
+     * and must replay to the same state (the log records which, so every replica agrees).
+     */
+    public Result handle(Command command, long nowMs, boolean stateLimitsApply) {
         ResultBuilder result = new ResultBuilder(nowMs, config);
         if (command instanceof Command.JoinGroup c) {
             joinGroup.handle(c, result);
@@ -98,7 +107,7 @@ public final class GroupCoordinatorShard {
         } else {
             throw new IllegalArgumentException("Unknown command " + command);
         }
-        return refuseGrowthBeyondLimits(command, result.build());
+        return stateLimitsApply ? refuseGrowthBeyondLimits(command, result.build()) : result.build();
     }
 
     /**
@@ -132,7 +141,12 @@ public final class GroupCoordinatorShard {
 
     /** {@link #handle} then {@link #replay} of every record it produced: one committed command. */
     public Result apply(Command command, long nowMs) {
-        Result result = handle(command, nowMs);
+        return apply(command, nowMs, true);
+    }
+
+    /** {@link #apply(Command, long)} with the state limits checked only if {@code stateLimitsApply}. */
+    public Result apply(Command command, long nowMs, boolean stateLimitsApply) {
+        Result result = handle(command, nowMs, stateLimitsApply);
         for (CoordinatorRecord record : result.records()) {
             replay(record);
         }
@@ -159,7 +173,8 @@ public final class GroupCoordinatorShard {
             OffsetAndMetadata old = offsets.put(r.groupId(), new TopicPartition(r.topic(), r.partition()), r.value());
             usage.onOffsetReplaced(r.groupId(), old, r.value());
         } else if (record instanceof CoordinatorRecord.OffsetTombstone r) {
-            usage.onOffsetRemoved(r.groupId(), offsets.remove(r.groupId(), new TopicPartition(r.topic(), r.partition())));
+            OffsetAndMetadata removed = offsets.remove(r.groupId(), new TopicPartition(r.topic(), r.partition()));
+            usage.onOffsetRemoved(r.groupId(), removed);
         } else {
             throw new IllegalStateException("Unknown record type " + record);
         }

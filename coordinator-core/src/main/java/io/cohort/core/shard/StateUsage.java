@@ -114,7 +114,8 @@ final class StateUsage {
             int held = offsets(added.getKey());
             if (added.getValue() > 0 && (long) held + added.getValue() > limits.maxOffsetsPerGroup()) {
                 return refusal(StateLimits.MAX_OFFSETS_PER_GROUP, limits.maxOffsetsPerGroup(), "group "
-                        + added.getKey() + " holds " + held + " offsets and this request would add " + added.getValue());
+                        + added.getKey() + " holds " + held + " offsets and this request would add "
+                        + added.getValue());
             }
         }
         if (p.offsetsAdded > 0 && offsets + p.offsetsAdded > limits.maxOffsetsPerPartition()) {

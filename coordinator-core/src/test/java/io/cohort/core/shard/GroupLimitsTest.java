@@ -65,7 +65,7 @@ class GroupLimitsTest {
     }
 
     @Test
-    @DisplayName("offsets.partition.max.metadata.bytes: a leader's SyncGroup whose assignments would not fit is refused")
+    @DisplayName("offsets.partition.max.metadata.bytes: a leader's SyncGroup with assignments that do not fit is refused")
     void testSyncGroupBeyondMaxMetadataBytesPerPartition() {
         GroupShardTestContext context = contextWith(StateLimits.defaults().withMaxMetadataBytesPerPartition(6));
         String leader = context.joinedLeaderInCompletingRebalance("g");

@@ -121,6 +121,22 @@ class OffsetCommitLimitsTest {
     }
 
     @Test
+    @DisplayName("a command of a log written before the limits (stateLimitsApply false) replays as it was accepted")
+    void testOffsetCommitFromALogWithoutLimitsIsApplied() {
+        GroupShardTestContext context = contextWith(StateLimits.defaults().withMaxOffsetsPerGroup(1));
+        Command.OffsetCommit twoOffsets = commit("g").topic("t", partition(0, 1L), partition(1, 1L)).build();
+
+        Result replayed = context.shard().apply(twoOffsets, START_MS, false);
+
+        assertThat(replayed.immediateResponse()).isEqualTo(commitResponse(topicErrors("t", error(0, ErrorCode.NONE),
+                error(1, ErrorCode.NONE))));
+        assertThat(context.shard().offsetCount("g")).isEqualTo(2);
+        // The same command written under the limits is refused.
+        assertThat(context.shard().apply(commit("g").topic("t", partition(2, 1L)).build(), START_MS, true)
+                .records()).isEmpty();
+    }
+
+    @Test
     @DisplayName("a partition committed twice in one request is counted once")
     void testOffsetCommitWithDuplicatePartitionCountsOnce() {
         GroupShardTestContext context = contextWith(StateLimits.defaults().withMaxOffsetsPerGroup(1));

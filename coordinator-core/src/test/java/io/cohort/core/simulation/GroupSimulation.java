@@ -822,7 +822,8 @@ public final class GroupSimulation {
         acknowledge(groupId, values, result);
         if (SIMPLE_GROUP.equals(groupId)) {
             SimulationModel.check(firstGroupLevelError((OffsetCommitResponse) result.immediateResponse())
-                    == ErrorCode.NONE || refusedByLimit(result), () -> "a simple-group commit failed: " + result.reply());
+                    == ErrorCode.NONE || refusedByLimit(result),
+                    () -> "a simple-group commit failed: " + result.reply());
         }
         return result;
     }

@@ -468,7 +468,8 @@ final class SimulationModel {
                 + shard.metadataBytes() + " but " + restored.metadataBytes() + " after restore");
         for (String groupId : shard.groupIds()) {
             check(restored.offsetCount(groupId) == shard.offsetCount(groupId), () -> "(e) offsets of " + groupId
-                    + " counted " + shard.offsetCount(groupId) + " but " + restored.offsetCount(groupId) + " after restore");
+                    + " counted " + shard.offsetCount(groupId) + " but " + restored.offsetCount(groupId)
+                    + " after restore");
         }
     }
 }
