@@ -16,7 +16,8 @@
 # logs/node-<i>.log (the node's log), logs/node-<i>.out (its stdout and stderr), logs/build.log.
 # The partition count is fixed when the data is created: to change it, `down`, then `rm -rf data`.
 #
-# Environment: COHORT_JAVA_OPTS (default -Xmx512m), COHORT_UP_TIMEOUT_S (default 90),
+# Environment: COHORT_JAVA_OPTS (default -Xmx512m; -XX:+ExitOnOutOfMemoryError is always added),
+# COHORT_UP_TIMEOUT_S (default 90),
 # COHORT_STOP_TIMEOUT_S (default 30).
 set -euo pipefail
 
@@ -135,7 +136,7 @@ launch_node() {
   old_umask=$(umask)
   umask 077
   # shellcheck disable=SC2086 # java_opts holds several options on purpose
-  nohup java $java_opts -jar "$run_jar" --node-id "$id" --cluster-id cohort --peers "$(peers)" \
+  nohup java -XX:+ExitOnOutOfMemoryError $java_opts -jar "$run_jar" --node-id "$id" --cluster-id cohort --peers "$(peers)" \
     --partitions "$PARTITIONS" --data-dir "$data_dir/node-$id" --log-dir "$log_dir" \
     --metrics-port "$(metrics_port "$id")" >"$out" 2>&1 </dev/null &
   pid=$!

@@ -13,6 +13,7 @@ package io.cohort.core;
  * @param offsetsRetentionMs        offsets.retention.minutes in milliseconds
  * @param offsetsRetentionCheckIntervalMs offsets.retention.check.interval.ms
  * @param offsetMetadataMaxBytes    offset.metadata.max.bytes, compared to the metadata's length
+ * @param limits                    bounds on the state one partition holds ({@link StateLimits})
  */
 public record GroupConfig(
         int minSessionTimeoutMs,
@@ -22,7 +23,8 @@ public record GroupConfig(
         int newMemberJoinTimeoutMs,
         long offsetsRetentionMs,
         long offsetsRetentionCheckIntervalMs,
-        int offsetMetadataMaxBytes) {
+        int offsetMetadataMaxBytes,
+        StateLimits limits) {
 
     public static final int DEFAULT_MIN_SESSION_TIMEOUT_MS = 6_000;
     public static final int DEFAULT_MAX_SESSION_TIMEOUT_MS = 1_800_000;
@@ -51,6 +53,15 @@ public record GroupConfig(
         if (offsetMetadataMaxBytes < 0) {
             throw new IllegalArgumentException("offsetMetadataMaxBytes must be >= 0");
         }
+        java.util.Objects.requireNonNull(limits, "limits");
+    }
+
+    /** The settings with the default {@link StateLimits}. */
+    public GroupConfig(int minSessionTimeoutMs, int maxSessionTimeoutMs, int initialRebalanceDelayMs,
+                       int maxGroupSize, int newMemberJoinTimeoutMs, long offsetsRetentionMs,
+                       long offsetsRetentionCheckIntervalMs, int offsetMetadataMaxBytes) {
+        this(minSessionTimeoutMs, maxSessionTimeoutMs, initialRebalanceDelayMs, maxGroupSize, newMemberJoinTimeoutMs,
+                offsetsRetentionMs, offsetsRetentionCheckIntervalMs, offsetMetadataMaxBytes, StateLimits.defaults());
     }
 
     /** Kafka's defaults. */
@@ -63,26 +74,34 @@ public record GroupConfig(
 
     public GroupConfig withSessionTimeoutBounds(int minMs, int maxMs) {
         return new GroupConfig(minMs, maxMs, initialRebalanceDelayMs, maxGroupSize, newMemberJoinTimeoutMs,
-                offsetsRetentionMs, offsetsRetentionCheckIntervalMs, offsetMetadataMaxBytes);
+                offsetsRetentionMs, offsetsRetentionCheckIntervalMs, offsetMetadataMaxBytes, limits);
     }
 
     public GroupConfig withInitialRebalanceDelayMs(int delayMs) {
         return new GroupConfig(minSessionTimeoutMs, maxSessionTimeoutMs, delayMs, maxGroupSize,
-                newMemberJoinTimeoutMs, offsetsRetentionMs, offsetsRetentionCheckIntervalMs, offsetMetadataMaxBytes);
+                newMemberJoinTimeoutMs, offsetsRetentionMs, offsetsRetentionCheckIntervalMs, offsetMetadataMaxBytes,
+                limits);
     }
 
     public GroupConfig withMaxGroupSize(int size) {
         return new GroupConfig(minSessionTimeoutMs, maxSessionTimeoutMs, initialRebalanceDelayMs, size,
-                newMemberJoinTimeoutMs, offsetsRetentionMs, offsetsRetentionCheckIntervalMs, offsetMetadataMaxBytes);
+                newMemberJoinTimeoutMs, offsetsRetentionMs, offsetsRetentionCheckIntervalMs, offsetMetadataMaxBytes,
+                limits);
     }
 
     public GroupConfig withOffsetsRetentionMs(long retentionMs) {
         return new GroupConfig(minSessionTimeoutMs, maxSessionTimeoutMs, initialRebalanceDelayMs, maxGroupSize,
-                newMemberJoinTimeoutMs, retentionMs, offsetsRetentionCheckIntervalMs, offsetMetadataMaxBytes);
+                newMemberJoinTimeoutMs, retentionMs, offsetsRetentionCheckIntervalMs, offsetMetadataMaxBytes, limits);
     }
 
     public GroupConfig withOffsetMetadataMaxBytes(int maxBytes) {
         return new GroupConfig(minSessionTimeoutMs, maxSessionTimeoutMs, initialRebalanceDelayMs, maxGroupSize,
-                newMemberJoinTimeoutMs, offsetsRetentionMs, offsetsRetentionCheckIntervalMs, maxBytes);
+                newMemberJoinTimeoutMs, offsetsRetentionMs, offsetsRetentionCheckIntervalMs, maxBytes, limits);
+    }
+
+    public GroupConfig withLimits(StateLimits newLimits) {
+        return new GroupConfig(minSessionTimeoutMs, maxSessionTimeoutMs, initialRebalanceDelayMs, maxGroupSize,
+                newMemberJoinTimeoutMs, offsetsRetentionMs, offsetsRetentionCheckIntervalMs, offsetMetadataMaxBytes,
+                newLimits);
     }
 }

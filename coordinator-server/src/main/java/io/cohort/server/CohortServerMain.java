@@ -42,6 +42,12 @@ public final class CohortServerMain {
     public static final int EXIT_STORAGE_FAILED = 74;
     /** How long the orderly stop after a storage failure may take before the JVM is halted. */
     static final long STORAGE_FAILURE_STOP_LIMIT_MS = 30_000;
+    /**
+     * A thread died of OutOfMemoryError. The same code as HotSpot's -XX:+ExitOnOutOfMemoryError,
+     * which scripts/cluster.sh passes and which catches the errors this handler cannot see; the log
+     * line tells it apart from {@link #EXIT_METADATA_MISMATCH}.
+     */
+    public static final int EXIT_OUT_OF_MEMORY = 3;
 
     @Option(names = "--config", paramLabel = "FILE", description = "A properties file with node settings.")
     Path configFile;
@@ -85,6 +91,7 @@ public final class CohortServerMain {
     }
 
     public static void main(String[] args) throws InterruptedException {
+        haltOnOutOfMemory();
         AtomicReference<CohortServer> running = new AtomicReference<>();
         // Registered before the start, so a SIGTERM during start-up still stops what has started.
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -123,6 +130,26 @@ public final class CohortServerMain {
                     + ": restart it once the data dir is writable");
             System.exit(EXIT_STORAGE_FAILED);
         }
+    }
+
+    /**
+     * Insurance beside -XX:+ExitOnOutOfMemoryError, for a java command line without it: a thread
+     * that dies of OutOfMemoryError halts the JVM (no shutdown hooks: they would need memory too),
+     * so a node that ran out of heap exits and its supervisor restarts it, instead of limping on
+     * with dead threads. Errors that Ratis or gRPC catch in their own threads never get here; the
+     * JVM flag covers those.
+     */
+    static void haltOnOutOfMemory() {
+        Thread.setDefaultUncaughtExceptionHandler((thread, error) -> {
+            if (error instanceof OutOfMemoryError) {
+                System.err.println("Terminating due to java.lang.OutOfMemoryError in thread " + thread.getName()
+                        + ": " + error.getMessage());
+                Runtime.getRuntime().halt(EXIT_OUT_OF_MEMORY);
+            }
+            // What the JVM prints for an uncaught exception without a default handler.
+            System.err.print("Exception in thread \"" + thread.getName() + "\" ");
+            error.printStackTrace(System.err);
+        });
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.cohort.server;
 
 import io.cohort.core.GroupConfig;
+import io.cohort.core.StateLimits;
 import io.cohort.raft.ClusterSpec;
 import io.cohort.raft.NodeAddress;
 import io.cohort.raft.RaftTuning;
@@ -63,6 +64,10 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
     public static final String OFFSETS_RETENTION_MINUTES = "offsets.retention.minutes";
     public static final String OFFSETS_RETENTION_CHECK_INTERVAL_MS = "offsets.retention.check.interval.ms";
     public static final String OFFSET_METADATA_MAX_BYTES = "offset.metadata.max.bytes";
+    public static final String GROUP_MAX_OFFSETS = StateLimits.MAX_OFFSETS_PER_GROUP;
+    public static final String PARTITION_MAX_GROUPS = StateLimits.MAX_GROUPS_PER_PARTITION;
+    public static final String PARTITION_MAX_OFFSETS = StateLimits.MAX_OFFSETS_PER_PARTITION;
+    public static final String PARTITION_MAX_METADATA_BYTES = StateLimits.MAX_METADATA_BYTES_PER_PARTITION;
 
     /** Every key a node accepts, in documentation order. */
     public static final List<String> KEYS = List.of(NODE_ID, CLUSTER_ID, PEERS, DATA_DIR, LOG_DIR, PARTITIONS,
@@ -70,7 +75,8 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             BATCH_MAX_COMMANDS, BATCH_MAX_IN_FLIGHT_ENTRIES, LOG_METADATA_ENABLED, APPENDER_WAIT_MIN_MS,
             BATCH_LINGER_MAX_US,
             MIN_SESSION_TIMEOUT_MS, MAX_SESSION_TIMEOUT_MS, INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE,
-            OFFSETS_RETENTION_MINUTES, OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES);
+            OFFSETS_RETENTION_MINUTES, OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES,
+            GROUP_MAX_OFFSETS, PARTITION_MAX_GROUPS, PARTITION_MAX_OFFSETS, PARTITION_MAX_METADATA_BYTES);
 
     private static final Pattern CLUSTER_ID_PATTERN = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
@@ -113,6 +119,11 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
         out.put(OFFSETS_RETENTION_MINUTES, Long.toString(groupConfig.offsetsRetentionMs() / 60_000L));
         out.put(OFFSETS_RETENTION_CHECK_INTERVAL_MS, Long.toString(groupConfig.offsetsRetentionCheckIntervalMs()));
         out.put(OFFSET_METADATA_MAX_BYTES, Integer.toString(groupConfig.offsetMetadataMaxBytes()));
+        StateLimits limits = groupConfig.limits();
+        out.put(GROUP_MAX_OFFSETS, Integer.toString(limits.maxOffsetsPerGroup()));
+        out.put(PARTITION_MAX_GROUPS, Integer.toString(limits.maxGroupsPerPartition()));
+        out.put(PARTITION_MAX_OFFSETS, Integer.toString(limits.maxOffsetsPerPartition()));
+        out.put(PARTITION_MAX_METADATA_BYTES, Long.toString(limits.maxMetadataBytesPerPartition()));
         return out;
     }
 
@@ -240,7 +251,17 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             int metadataMaxBytes = intValue(OFFSET_METADATA_MAX_BYTES, GroupConfig.DEFAULT_OFFSET_METADATA_MAX_BYTES,
                     0, Integer.MAX_VALUE);
             return new GroupConfig(minSession, maxSession, initialDelay, maxSize, GroupConfig.NEW_MEMBER_JOIN_TIMEOUT_MS,
-                    retentionMinutes * 60_000L, checkIntervalMs, metadataMaxBytes);
+                    retentionMinutes * 60_000L, checkIntervalMs, metadataMaxBytes, stateLimits());
+        }
+
+        private StateLimits stateLimits() {
+            int max = Integer.MAX_VALUE;
+            return new StateLimits(
+                    intValue(GROUP_MAX_OFFSETS, StateLimits.DEFAULT_MAX_OFFSETS_PER_GROUP, 1, max),
+                    intValue(PARTITION_MAX_GROUPS, StateLimits.DEFAULT_MAX_GROUPS_PER_PARTITION, 1, max),
+                    intValue(PARTITION_MAX_OFFSETS, StateLimits.DEFAULT_MAX_OFFSETS_PER_PARTITION, 1, max),
+                    longValue(PARTITION_MAX_METADATA_BYTES, StateLimits.DEFAULT_MAX_METADATA_BYTES_PER_PARTITION, 0,
+                            Long.MAX_VALUE));
         }
 
         private List<NodeAddress> peers(int nodeId) {

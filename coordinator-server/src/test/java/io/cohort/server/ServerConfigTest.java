@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cohort.core.GroupConfig;
+import io.cohort.core.StateLimits;
 import io.cohort.raft.NodeAddress;
 import io.cohort.raft.RaftTuning;
 import java.io.IOException;
@@ -85,6 +86,24 @@ class ServerConfigTest {
                         .withBatchLingerMaxMicros(250));
         assertThat(config.groupConfig()).isEqualTo(new GroupConfig(1000, 60000, 0, 7,
                 GroupConfig.NEW_MEMBER_JOIN_TIMEOUT_MS, 3_600_000L, 30_000L, 100));
+    }
+
+    @Test
+    void testStateLimitsHaveDefaultsAndCanBeSet() {
+        assertThat(ServerConfig.of(Map.of("node.id", "1")).groupConfig().limits()).isEqualTo(StateLimits.defaults());
+
+        ServerConfig config = ServerConfig.of(Map.of("node.id", "1", "group.max.offsets", "1000",
+                "offsets.partition.max.groups", "200", "offsets.partition.max.offsets", "3000",
+                "offsets.partition.max.metadata.bytes", "4194304"));
+
+        assertThat(config.groupConfig().limits()).isEqualTo(new StateLimits(1000, 200, 3000, 4L << 20));
+        assertThat(config.describe()).containsEntry("group.max.offsets", "1000")
+                .containsEntry("offsets.partition.max.groups", "200")
+                .containsEntry("offsets.partition.max.offsets", "3000")
+                .containsEntry("offsets.partition.max.metadata.bytes", "4194304");
+        assertThatThrownBy(() -> ServerConfig.of(Map.of("node.id", "1", "offsets.partition.max.groups", "0")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("invalid offsets.partition.max.groups '0'");
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.cohort.raft;
 
 import io.cohort.core.GroupConfig;
+import io.cohort.core.StateLimits;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.Writer;
@@ -21,6 +22,7 @@ import java.util.Properties;
 public final class ClusterMetadata {
     public static final String FILE_NAME = "cluster.properties";
     private static final int FORMAT_VERSION = 1;
+    private static final Properties LATER_KEY_DEFAULTS = defaultsOfLaterKeys();
 
     private ClusterMetadata() {
     }
@@ -61,7 +63,7 @@ public final class ClusterMetadata {
         List<String> differences = new ArrayList<>();
         for (String key : new java.util.TreeSet<>(expected.stringPropertyNames())) {
             String want = expected.getProperty(key);
-            String have = stored.getProperty(key);
+            String have = stored.getProperty(key, LATER_KEY_DEFAULTS.getProperty(key));
             if (!want.equals(have)) {
                 differences.add(key + ": stored " + have + ", configured " + want);
             }
@@ -89,6 +91,30 @@ public final class ClusterMetadata {
         p.setProperty("offsets.retention.ms", Long.toString(g.offsetsRetentionMs()));
         p.setProperty("offsets.retention.check.interval.ms", Long.toString(g.offsetsRetentionCheckIntervalMs()));
         p.setProperty("offset.metadata.max.bytes", Integer.toString(g.offsetMetadataMaxBytes()));
+        StateLimits limits = g.limits();
+        p.setProperty(StateLimits.MAX_OFFSETS_PER_GROUP, Integer.toString(limits.maxOffsetsPerGroup()));
+        p.setProperty(StateLimits.MAX_GROUPS_PER_PARTITION, Integer.toString(limits.maxGroupsPerPartition()));
+        p.setProperty(StateLimits.MAX_OFFSETS_PER_PARTITION, Integer.toString(limits.maxOffsetsPerPartition()));
+        p.setProperty(StateLimits.MAX_METADATA_BYTES_PER_PARTITION,
+                Long.toString(limits.maxMetadataBytesPerPartition()));
+        return p;
+    }
+
+    /**
+     * The keys added after format version 1 with the value a file without them stands for. A cluster
+     * created by an older build has no state limits in its file; it was created with no limits at
+     * all, but it starts with the defaults (which only refuse growth beyond them, never state already
+     * held: see {@code StateLimits}), and so do nodes started with the defaults: a missing key
+     * compares equal to its default.
+     */
+    static Properties defaultsOfLaterKeys() {
+        Properties p = new Properties();
+        StateLimits limits = StateLimits.defaults();
+        p.setProperty(StateLimits.MAX_OFFSETS_PER_GROUP, Integer.toString(limits.maxOffsetsPerGroup()));
+        p.setProperty(StateLimits.MAX_GROUPS_PER_PARTITION, Integer.toString(limits.maxGroupsPerPartition()));
+        p.setProperty(StateLimits.MAX_OFFSETS_PER_PARTITION, Integer.toString(limits.maxOffsetsPerPartition()));
+        p.setProperty(StateLimits.MAX_METADATA_BYTES_PER_PARTITION,
+                Long.toString(limits.maxMetadataBytesPerPartition()));
         return p;
     }
 }

@@ -192,7 +192,7 @@ public final class PartitionStateMachine extends BaseStateMachine {
         applySequence.incrementAndGet();
         try {
             for (Command command : decoded.commands()) {
-                results.add(shard.apply(command, decoded.leaderTimeMs()));
+                results.add(shard.apply(command, decoded.leaderTimeMs(), decoded.stateLimitsApply()));
             }
             updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
         } finally {

@@ -15,18 +15,22 @@ public final class OffsetStore {
     private final ConcurrentHashMap<String, ConcurrentSkipListMap<TopicPartition, OffsetAndMetadata>> byGroup =
             new ConcurrentHashMap<>();
 
-    public void put(String groupId, TopicPartition partition, OffsetAndMetadata value) {
-        byGroup.computeIfAbsent(groupId, id -> new ConcurrentSkipListMap<>()).put(partition, value);
+    /** Stores {@code value}; returns the value it replaced, or null. */
+    public OffsetAndMetadata put(String groupId, TopicPartition partition, OffsetAndMetadata value) {
+        return byGroup.computeIfAbsent(groupId, id -> new ConcurrentSkipListMap<>()).put(partition, value);
     }
 
-    public void remove(String groupId, TopicPartition partition) {
+    /** Removes the offset; returns the value removed, or null if there was none. */
+    public OffsetAndMetadata remove(String groupId, TopicPartition partition) {
         ConcurrentSkipListMap<TopicPartition, OffsetAndMetadata> offsets = byGroup.get(groupId);
-        if (offsets != null) {
-            offsets.remove(partition);
-            if (offsets.isEmpty()) {
-                byGroup.remove(groupId);
-            }
+        if (offsets == null) {
+            return null;
         }
+        OffsetAndMetadata removed = offsets.remove(partition);
+        if (offsets.isEmpty()) {
+            byGroup.remove(groupId);
+        }
+        return removed;
     }
 
     public OffsetAndMetadata get(String groupId, TopicPartition partition) {

@@ -13,10 +13,14 @@ import io.cohort.core.offset.TopicPartition;
 import io.cohort.core.record.CoordinatorRecord;
 import io.cohort.core.record.OffsetAndMetadata;
 import io.cohort.core.response.DescribedGroup;
+import io.cohort.core.response.JoinGroupResponse;
 import io.cohort.core.response.ListedGroup;
+import io.cohort.core.response.OffsetCommitResponse;
 import io.cohort.core.response.OffsetFetchResponse;
 import io.cohort.core.response.OffsetFetchResponse.PartitionOffset;
 import io.cohort.core.response.OffsetFetchResponse.TopicOffsets;
+import io.cohort.core.response.Response;
+import io.cohort.core.response.SyncGroupResponse;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -49,6 +53,7 @@ public final class GroupCoordinatorShard {
     private final GroupConfig config;
     private final ConcurrentHashMap<String, ClassicGroup> groups = new ConcurrentHashMap<>();
     private final OffsetStore offsets = new OffsetStore();
+    private final StateUsage usage = new StateUsage();
 
     private final JoinGroupHandler joinGroup = new JoinGroupHandler(groups);
     private final SyncGroupHandler syncGroup = new SyncGroupHandler(groups);
@@ -69,6 +74,15 @@ public final class GroupCoordinatorShard {
 
     /** Decides what {@code command} does at leader time {@code nowMs}; changes nothing. */
     public Result handle(Command command, long nowMs) {
+        return handle(command, nowMs, true);
+    }
+
+    /**
+     * {@link #handle(Command, long)}, checking the state limits only if {@code stateLimitsApply}:
+     * false for commands of a log written by a build without them, which were accepted without them
+     * and must replay to the same state (the log records which, so every replica agrees).
+     */
+    public Result handle(Command command, long nowMs, boolean stateLimitsApply) {
         ResultBuilder result = new ResultBuilder(nowMs, config);
         if (command instanceof Command.JoinGroup c) {
             joinGroup.handle(c, result);
@@ -93,12 +107,46 @@ public final class GroupCoordinatorShard {
         } else {
             throw new IllegalArgumentException("Unknown command " + command);
         }
-        return result.build();
+        return stateLimitsApply ? refuseGrowthBeyondLimits(command, result.build()) : result.build();
+    }
+
+    /**
+     * The commands of clients that can grow the state (JoinGroup: members and their metadata;
+     * SyncGroup: assignments; OffsetCommit: offsets, groups, metadata) are refused as a whole when
+     * their records would grow the partition beyond {@link io.cohort.core.StateLimits}: no record,
+     * no timer, no completion, only an error naming the limit. Timers and admin commands only shrink
+     * the state and are never refused. Decided at apply time from replicated state and config, so
+     * every replica refuses the same commands.
+     */
+    private Result refuseGrowthBeyondLimits(Command command, Result result) {
+        boolean grows = command instanceof Command.JoinGroup || command instanceof Command.SyncGroup
+                || command instanceof Command.OffsetCommit;
+        if (!grows || result.records().isEmpty()) {
+            return result;
+        }
+        String violation = usage.growthViolation(result.records(), groups, offsets, config.limits());
+        if (violation == null) {
+            return result;
+        }
+        Response refusal;
+        if (command instanceof Command.OffsetCommit c) {
+            refusal = OffsetCommitResponse.allFailed(c, ErrorCode.INVALID_COMMIT_OFFSET_SIZE, violation);
+        } else if (command instanceof Command.JoinGroup c) {
+            refusal = JoinGroupResponse.error(ErrorCode.GROUP_MAX_SIZE_REACHED, c.memberId(), violation);
+        } else {
+            refusal = SyncGroupResponse.error(ErrorCode.GROUP_MAX_SIZE_REACHED, violation);
+        }
+        return new Result(List.of(), new Result.Reply.Now(refusal), List.of(), List.of());
     }
 
     /** {@link #handle} then {@link #replay} of every record it produced: one committed command. */
     public Result apply(Command command, long nowMs) {
-        Result result = handle(command, nowMs);
+        return apply(command, nowMs, true);
+    }
+
+    /** {@link #apply(Command, long)} with the state limits checked only if {@code stateLimitsApply}. */
+    public Result apply(Command command, long nowMs, boolean stateLimitsApply) {
+        Result result = handle(command, nowMs, stateLimitsApply);
         for (CoordinatorRecord record : result.records()) {
             replay(record);
         }
@@ -111,19 +159,22 @@ public final class GroupCoordinatorShard {
      */
     public void replay(CoordinatorRecord record) {
         if (record instanceof CoordinatorRecord.GroupValue r) {
-            groups.put(r.groupId(), r.group());
+            usage.onGroupReplaced(groups.put(r.groupId(), r.group()), r.group());
         } else if (record instanceof CoordinatorRecord.GroupTombstone r) {
             if (offsets.hasOffsets(r.groupId())) {
                 throw new IllegalStateException("Group " + r.groupId() + " deleted while it still has offsets "
                         + offsets.offsets(r.groupId()).keySet());
             }
-            groups.remove(r.groupId());
+            usage.onGroupReplaced(groups.remove(r.groupId()), null);
         } else if (record instanceof CoordinatorRecord.OffsetValue r) {
-            // Offsets committed to an unknown group create a simple group, as Kafka's replay does.
+            // Offsets committed to an unknown group create a simple group, as Kafka's replay does; it
+            // has no members, so no metadata to count.
             groups.computeIfAbsent(r.groupId(), id -> ClassicGroup.newEmpty(id, r.value().commitTimestampMs()));
-            offsets.put(r.groupId(), new TopicPartition(r.topic(), r.partition()), r.value());
+            OffsetAndMetadata old = offsets.put(r.groupId(), new TopicPartition(r.topic(), r.partition()), r.value());
+            usage.onOffsetReplaced(r.groupId(), old, r.value());
         } else if (record instanceof CoordinatorRecord.OffsetTombstone r) {
-            offsets.remove(r.groupId(), new TopicPartition(r.topic(), r.partition()));
+            OffsetAndMetadata removed = offsets.remove(r.groupId(), new TopicPartition(r.topic(), r.partition()));
+            usage.onOffsetRemoved(r.groupId(), removed);
         } else {
             throw new IllegalStateException("Unknown record type " + record);
         }
@@ -250,6 +301,7 @@ public final class GroupCoordinatorShard {
     /** Replaces the whole state with what {@code records} rebuild (snapshot load and install). */
     public void restore(List<CoordinatorRecord> records) {
         groups.clear();
+        usage.clear();
         for (String groupId : new ArrayList<>(offsets.groupIds())) {
             for (TopicPartition tp : new ArrayList<>(offsets.offsets(groupId).keySet())) {
                 offsets.remove(groupId, tp);
@@ -306,6 +358,19 @@ public final class GroupCoordinatorShard {
 
     public long offsetCount() {
         return offsets.size();
+    }
+
+    /**
+     * Metadata bytes held (offset metadata chars, member protocol metadata and assignments), as
+     * counted against offsets.partition.max.metadata.bytes. Apply thread only.
+     */
+    public long metadataBytes() {
+        return usage.metadataBytes();
+    }
+
+    /** Committed offsets held by {@code groupId}, as counted against group.max.offsets. Apply thread only. */
+    public int offsetCount(String groupId) {
+        return usage.offsets(groupId);
     }
 
     /** Number of groups in each state (for metrics). */

@@ -3,6 +3,7 @@ package io.cohort.core.simulation;
 import io.cohort.core.Bytes;
 import io.cohort.core.ErrorCode;
 import io.cohort.core.GroupConfig;
+import io.cohort.core.StateLimits;
 import io.cohort.core.command.Command;
 import io.cohort.core.command.Heartbeat;
 import io.cohort.core.group.ClassicGroup;
@@ -108,7 +109,8 @@ public final class GroupSimulation {
         this.config = new GroupConfig(10, 600_000, pick(0, 500, 3_000),
                 pick(Integer.MAX_VALUE, Integer.MAX_VALUE, 3, 5),
                 pick(GroupConfig.NEW_MEMBER_JOIN_TIMEOUT_MS, 20_000), OFFSETS_RETENTION_MS,
-                GroupConfig.DEFAULT_OFFSETS_RETENTION_CHECK_INTERVAL_MS, GroupConfig.DEFAULT_OFFSET_METADATA_MAX_BYTES);
+                GroupConfig.DEFAULT_OFFSETS_RETENTION_CHECK_INTERVAL_MS, GroupConfig.DEFAULT_OFFSET_METADATA_MAX_BYTES,
+                stateLimits(seed));
         this.model = new SimulationModel(config);
         this.startMs = 1_700_000_000_000L + random.nextInt(1_000_000);
         this.nowMs = startMs;
@@ -198,6 +200,20 @@ public final class GroupSimulation {
         }
         settle();
         return this;
+    }
+
+    /**
+     * One seed in three runs with tight state limits, so refusals (and state over a limit after a
+     * restart) meet the invariants. Drawn from their own Random, so the seeds' command streams stay
+     * what they were.
+     */
+    private static StateLimits stateLimits(long seed) {
+        Random limits = new Random(seed * 31 + 7);
+        if (limits.nextInt(3) != 0) {
+            return StateLimits.defaults();
+        }
+        return new StateLimits(2 + limits.nextInt(6), 1 + limits.nextInt(3), 3 + limits.nextInt(12),
+                limits.nextInt(400));
     }
 
     private void runStep(String label, Runnable action) {
@@ -337,9 +353,32 @@ public final class GroupSimulation {
         log.add(new LoggedCommand(nowMs, command, result));
         absorbTimers(result.timers());
         note(description + " -> " + SimTrace.describe(result));
+        if (refusedByLimit(result)) {
+            // A refusal changes nothing, and only a seed with tight limits meets one.
+            SimulationModel.check(!config.limits().equals(StateLimits.defaults()) && result.records().isEmpty()
+                    && result.timers().isEmpty() && result.completions().isEmpty(),
+                    () -> "a state-limit refusal with defaults or with effects: " + result);
+        }
         model.checkCommand(command, result, before, nowMs);
         model.checkGroups(shard);
         return result;
+    }
+
+    /** Whether {@code result} is a refusal for a state limit (its message names one). */
+    private static boolean refusedByLimit(Result result) {
+        String message;
+        if (result.immediateResponse() instanceof OffsetCommitResponse r) {
+            message = r.errorMessage();
+        } else if (result.immediateResponse() instanceof JoinGroupResponse r) {
+            message = r.errorMessage();
+        } else if (result.immediateResponse() instanceof SyncGroupResponse r) {
+            message = r.errorMessage();
+        } else {
+            message = null;
+        }
+        return message != null && List.of(StateLimits.MAX_OFFSETS_PER_GROUP, StateLimits.MAX_GROUPS_PER_PARTITION,
+                StateLimits.MAX_OFFSETS_PER_PARTITION, StateLimits.MAX_METADATA_BYTES_PER_PARTITION).stream()
+                .anyMatch(key -> message.startsWith(key + "="));
     }
 
     /** Hands every completion to the client whose call is parked under its key (none after a restart). */
@@ -661,7 +700,8 @@ public final class GroupSimulation {
                 client.resetMembership();
                 client.rejoin();
             }
-            case FENCED_INSTANCE_ID -> client.stop();
+            // Fatal for a Java consumer, as for JoinGroup: the leader's assignments exceeded a state limit.
+            case FENCED_INSTANCE_ID, GROUP_MAX_SIZE_REACHED -> client.stop();
             default -> throw new Violation(client + " got an unexpected SyncGroup answer " + response);
         }
     }
@@ -731,6 +771,8 @@ public final class GroupSimulation {
                 }
             }
             case FENCED_INSTANCE_ID -> client.stop();
+            case INVALID_COMMIT_OFFSET_SIZE -> SimulationModel.check(refusedByLimit(result),
+                    () -> client + " got INVALID_COMMIT_OFFSET_SIZE without a limit: " + result.reply());
             default -> throw new Violation(client + " got an unexpected OffsetCommit answer " + result.reply());
         }
     }
@@ -748,7 +790,8 @@ public final class GroupSimulation {
         ErrorCode expected = before == null || before.isInState(ClassicGroupState.EMPTY)
                 ? ErrorCode.NONE : ErrorCode.UNKNOWN_MEMBER_ID;
         ErrorCode actual = firstGroupLevelError((OffsetCommitResponse) result.immediateResponse());
-        SimulationModel.check(actual == expected, () -> "admin commit to " + before + " answered " + actual
+        SimulationModel.check(actual == expected || refusedByLimit(result), () -> "admin commit to " + before
+                + " answered " + actual
                 + ", expected " + expected);
     }
 
@@ -779,7 +822,8 @@ public final class GroupSimulation {
         acknowledge(groupId, values, result);
         if (SIMPLE_GROUP.equals(groupId)) {
             SimulationModel.check(firstGroupLevelError((OffsetCommitResponse) result.immediateResponse())
-                    == ErrorCode.NONE, () -> "a simple-group commit failed: " + result.reply());
+                    == ErrorCode.NONE || refusedByLimit(result),
+                    () -> "a simple-group commit failed: " + result.reply());
         }
         return result;
     }

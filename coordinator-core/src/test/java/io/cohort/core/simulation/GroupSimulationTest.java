@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.cohort.core.command.Command;
 import io.cohort.core.record.CoordinatorRecord;
 import io.cohort.core.response.JoinGroupResponse;
+import io.cohort.core.response.OffsetCommitResponse;
 import io.cohort.core.response.Response;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,7 +67,7 @@ class GroupSimulationTest {
                 "DeleteGroups", "OffsetDelete", "ExpireMemberSession", "FireJoinTimer", "FireSyncTimer",
                 "ExpireOffsets", "Empty", "PreparingRebalance", "CompletingRebalance", "Stable", "restart",
                 "MEMBER_ID_REQUIRED", "FENCED_INSTANCE_ID", "GROUP_MAX_SIZE_REACHED", "SkipAssignment",
-                "offset expired", "group expired"));
+                "offset expired", "group expired", "INVALID_COMMIT_OFFSET_SIZE", "limit refused JoinGroup"));
         Set<String> seen = new TreeSet<>();
         long seed = 1;
         for (; seed <= 100 && !seen.containsAll(wanted); seed++) {
@@ -89,8 +90,14 @@ class GroupSimulationTest {
                 answers.add(entry.result().immediateResponse());
                 entry.result().completions().forEach(completion -> answers.add(completion.response()));
                 for (Response answer : answers) {
+                    if (answer instanceof OffsetCommitResponse commit && commit.errorMessage() != null) {
+                        seen.add(commit.topics().get(0).partitions().get(0).error().name());
+                    }
                     if (answer instanceof JoinGroupResponse join) {
                         seen.add(join.error().name());
+                        if (join.errorMessage() != null) {
+                            seen.add("limit refused JoinGroup");
+                        }
                         if (join.skipAssignment()) {
                             seen.add("SkipAssignment");
                         }

@@ -463,5 +463,13 @@ final class SimulationModel {
                 () -> "(e) restore(snapshot()) gives a different snapshot:\n  before " + snapshot
                         + "\n  after  " + again);
         check(Objects.equals(restored.groupIds(), shard.groupIds()), () -> "(e) restored group ids differ");
+        // The state-limit counters, kept up to date record by record, equal those rebuilt from scratch.
+        check(restored.metadataBytes() == shard.metadataBytes(), () -> "(e) metadata bytes counted "
+                + shard.metadataBytes() + " but " + restored.metadataBytes() + " after restore");
+        for (String groupId : shard.groupIds()) {
+            check(restored.offsetCount(groupId) == shard.offsetCount(groupId), () -> "(e) offsets of " + groupId
+                    + " counted " + shard.offsetCount(groupId) + " but " + restored.offsetCount(groupId)
+                    + " after restore");
+        }
     }
 }

@@ -137,7 +137,8 @@ final class ApiMapper {
                                      GroupConfig config) {
         JoinGroupResponse.Builder builder = JoinGroupResponse.newBuilder()
                 .setErrorCode(ErrorTable.toProto(response.error()))
-                .setErrorMessage(joinGroupMessage(response.error(), request, config))
+                .setErrorMessage(response.errorMessage() != null ? response.errorMessage()
+                        : joinGroupMessage(response.error(), request, config))
                 .setGenerationId(response.generationId())
                 .setLeader(response.leader() == null ? "" : response.leader())
                 .setSkipAssignment(response.skipAssignment())
@@ -192,7 +193,7 @@ final class ApiMapper {
     static SyncGroupResponse toProto(io.cohort.core.response.SyncGroupResponse response) {
         SyncGroupResponse.Builder builder = SyncGroupResponse.newBuilder()
                 .setErrorCode(ErrorTable.toProto(response.error()))
-                .setErrorMessage(ErrorTable.describe(response.error()))
+                .setErrorMessage(messageOf(response.error(), response.errorMessage()))
                 .setAssignment(toByteString(response.assignment()));
         if (response.protocolType() != null) {
             builder.setProtocolType(response.protocolType());
@@ -260,10 +261,18 @@ final class ApiMapper {
         }
         // A group-level error is copied into every partition; explain it once. A partition-level
         // error (OFFSET_METADATA_TOO_LARGE) is explained by its code alone.
-        if (groupError != null && groupError != ErrorCode.NONE && groupError != ErrorCode.OFFSET_METADATA_TOO_LARGE) {
+        if (response.errorMessage() != null) {
+            builder.setErrorMessage(response.errorMessage());
+        } else if (groupError != null && groupError != ErrorCode.NONE
+                && groupError != ErrorCode.OFFSET_METADATA_TOO_LARGE) {
             builder.setErrorMessage(ErrorTable.describe(groupError));
         }
         return builder.build();
+    }
+
+    /** Core's own explanation (a state limit names its key and value), else the code's description. */
+    private static String messageOf(ErrorCode code, String coreMessage) {
+        return coreMessage != null ? coreMessage : ErrorTable.describe(code);
     }
 
     /** A group-level failure copied into every requested partition, as Kafka does. */

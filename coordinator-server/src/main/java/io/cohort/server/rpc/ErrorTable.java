@@ -165,6 +165,8 @@ public final class ErrorTable {
         d.put(ErrorCode.GROUP_ID_NOT_FOUND, "the group does not exist");
         d.put(ErrorCode.MEMBER_ID_REQUIRED, "join again with the member_id returned in this response");
         d.put(ErrorCode.GROUP_MAX_SIZE_REACHED, "the group has reached group.max.size members");
+        d.put(ErrorCode.INVALID_COMMIT_OFFSET_SIZE,
+                "the commit would exceed a limit on the offsets or metadata the partition holds");
         d.put(ErrorCode.FENCED_INSTANCE_ID, "another member with the same group_instance_id replaced this one");
         d.put(ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC, "the group is subscribed to the topic");
         d.put(ErrorCode.REQUEST_TIMED_OUT, "the operation did not finish in time; it may still happen");

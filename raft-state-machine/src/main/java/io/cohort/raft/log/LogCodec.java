@@ -35,24 +35,41 @@ import java.util.Objects;
  * a nullable string of a command is a proto {@code optional} field, so null and "" stay distinct.
  *
  * <p>The format is a persisted contract. {@link #FORMAT_VERSION} is written into every entry and a
- * reader rejects any other value with a {@link LogFormatException}: a replica must never apply an
- * entry it may misread. Golden bytes of every command type are frozen in LogCodecGoldenTest.
+ * reader rejects any value it does not know with a {@link LogFormatException}: a replica must never
+ * apply an entry it may misread. Golden bytes of every command type are frozen in LogCodecGoldenTest.
+ *
+ * <p>Versions: 1 and 2 have the same fields. They differ in the rules the commands were accepted
+ * under: version 1 was written by builds without state limits, version 2 by builds that check them
+ * ({@code io.cohort.core.StateLimits}). Replaying a version-1 entry with the limits could refuse a
+ * command that was acknowledged, so version-1 entries are applied without them, on every replica
+ * alike ({@link DecodedEntry#stateLimitsApply()}).
  *
  * <p>A few command fields are nullable in core but required in the log (group ids, member ids of
  * timers, JoinGroup's protocol type): the public API cannot express a null there, so the front end
  * never proposes one, and {@link #toProto} refuses it instead of silently writing "".
  */
 public final class LogCodec {
-    /** The version of {@link LogEntry} this build writes, and the only one it reads. */
-    public static final int FORMAT_VERSION = 1;
+    /** The version of {@link LogEntry} this build writes. */
+    public static final int FORMAT_VERSION = 2;
+    /** The version written by builds before the state limits; still read, applied without the limits. */
+    public static final int FORMAT_VERSION_WITHOUT_STATE_LIMITS = 1;
 
     private LogCodec() {
     }
 
-    /** One decoded log entry: the leader's clock at proposal time and the commands, in order. */
-    public record DecodedEntry(long leaderTimeMs, List<Command> commands) {
+    /**
+     * One decoded log entry: the leader's clock at proposal time and the commands, in order.
+     *
+     * @param stateLimitsApply false for an entry written before the state limits (format version 1)
+     */
+    public record DecodedEntry(long leaderTimeMs, List<Command> commands, boolean stateLimitsApply) {
         public DecodedEntry {
             commands = List.copyOf(commands);
+        }
+
+        /** An entry of the current format. */
+        public DecodedEntry(long leaderTimeMs, List<Command> commands) {
+            this(leaderTimeMs, commands, true);
         }
     }
 
@@ -93,15 +110,17 @@ public final class LogCodec {
     }
 
     private static DecodedEntry fromEntry(LogEntry entry) {
-        if (entry.getFormatVersion() != FORMAT_VERSION) {
+        int version = entry.getFormatVersion();
+        if (version != FORMAT_VERSION && version != FORMAT_VERSION_WITHOUT_STATE_LIMITS) {
             throw new LogFormatException("Unknown log entry format_version " + Integer.toUnsignedString(
-                    entry.getFormatVersion()) + " (this build reads version " + FORMAT_VERSION + " only)");
+                    entry.getFormatVersion()) + " (this build reads versions " + FORMAT_VERSION_WITHOUT_STATE_LIMITS
+                    + " and " + FORMAT_VERSION + ")");
         }
         List<Command> commands = new ArrayList<>(entry.getCommandsCount());
         for (CommandProto command : entry.getCommandsList()) {
             commands.add(fromProto(command));
         }
-        return new DecodedEntry(entry.getLeaderTimeMs(), commands);
+        return new DecodedEntry(entry.getLeaderTimeMs(), commands, version == FORMAT_VERSION);
     }
 
     // ----- Command -> proto -------------------------------------------------------------------

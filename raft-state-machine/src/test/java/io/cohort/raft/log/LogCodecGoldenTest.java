@@ -52,7 +52,9 @@ class LogCodecGoldenTest {
     static final Command.FireSyncTimer FIRE_SYNC_TIMER = new Command.FireSyncTimer("group-a", 3, 1_700_000_010_000L);
     static final Command.ExpireOffsets EXPIRE_OFFSETS = new Command.ExpireOffsets();
 
-    // Golden bytes: LogCodec.encodeEntry(LEADER_TIME_MS, List.of(example)), generated once and frozen.
+    // Golden bytes: LogCodec.encodeEntry(LEADER_TIME_MS, List.of(example)) of format version 1, generated
+    // once and frozen. Version 2 (state limits apply) has the same fields: its bytes differ only in the
+    // version varint, the second byte (see version2).
     static final String JOIN_GROUP_HEX = "08011080d095ffbc311a720a700a0767726f75702d611a0a696e7374616e63652d312208636f6e73"
             + "756d65722a0c0a0572616e676512030102032a0c0a0a726f756e64726f62696e30904e38e0d40342"
             + "08636c69656e742d314a092f31302e302e302e31520f726f6c6c696e672072657374617274580962"
@@ -86,18 +88,32 @@ class LogCodecGoldenTest {
                 Arguments.of(EXPIRE_OFFSETS, EXPIRE_OFFSETS_HEX));
     }
 
+    /** The version-2 bytes of a version-1 golden entry: field 1 (tag 0x08) is its first, one-byte varint. */
+    static String version2(String version1Hex) {
+        assertThat(version1Hex).startsWith("0801");
+        return "0802" + version1Hex.substring(4);
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("goldenEntries")
     void testEncodeMatchesGoldenBytes(Command command, String goldenHex) {
-        assertThat(hex(LogCodec.encodeEntry(LEADER_TIME_MS, List.of(command)))).isEqualTo(goldenHex);
+        assertThat(hex(LogCodec.encodeEntry(LEADER_TIME_MS, List.of(command)))).isEqualTo(version2(goldenHex));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("goldenEntries")
     void testDecodeGoldenBytesGivesTheExample(Command command, String goldenHex) {
+        LogCodec.DecodedEntry decoded = LogCodec.decodeEntry(HexFormat.of().parseHex(version2(goldenHex)));
+
+        assertThat(decoded).isEqualTo(new LogCodec.DecodedEntry(LEADER_TIME_MS, List.of(command), true));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("goldenEntries")
+    void testVersion1BytesDecodeToTheExampleWithoutStateLimits(Command command, String goldenHex) {
         LogCodec.DecodedEntry decoded = LogCodec.decodeEntry(HexFormat.of().parseHex(goldenHex));
 
-        assertThat(decoded).isEqualTo(new LogCodec.DecodedEntry(LEADER_TIME_MS, List.of(command)));
+        assertThat(decoded).isEqualTo(new LogCodec.DecodedEntry(LEADER_TIME_MS, List.of(command), false));
     }
 
     @Test
@@ -185,15 +201,15 @@ class LogCodecGoldenTest {
 
     @Test
     void testUnknownFormatVersionIsRejected() {
-        byte[] version2 = LogEntry.newBuilder().setFormatVersion(2).setLeaderTimeMs(1L)
+        byte[] version3 = LogEntry.newBuilder().setFormatVersion(3).setLeaderTimeMs(1L)
                 .addCommands(LogCodec.toProto(EXPIRE_OFFSETS)).build().toByteArray();
         byte[] noVersion = LogEntry.newBuilder().setLeaderTimeMs(1L)
                 .addCommands(LogCodec.toProto(EXPIRE_OFFSETS)).build().toByteArray();
 
-        assertThatThrownBy(() -> LogCodec.decodeEntry(version2))
-                .isInstanceOf(LogFormatException.class).hasMessageContaining("format_version 2");
-        assertThatThrownBy(() -> LogCodec.decodeEntry(ByteBuffer.wrap(version2)))
-                .isInstanceOf(LogFormatException.class).hasMessageContaining("format_version 2");
+        assertThatThrownBy(() -> LogCodec.decodeEntry(version3))
+                .isInstanceOf(LogFormatException.class).hasMessageContaining("format_version 3");
+        assertThatThrownBy(() -> LogCodec.decodeEntry(ByteBuffer.wrap(version3)))
+                .isInstanceOf(LogFormatException.class).hasMessageContaining("format_version 3");
         assertThatThrownBy(() -> LogCodec.decodeEntry(noVersion))
                 .isInstanceOf(LogFormatException.class).hasMessageContaining("format_version 0");
         assertThatThrownBy(() -> LogCodec.decodeEntry(new byte[0]))
@@ -202,7 +218,7 @@ class LogCodecGoldenTest {
 
     @Test
     void testGarbageBytesAreRejected() {
-        byte[] golden = HexFormat.of().parseHex(OFFSET_COMMIT_HEX);
+        byte[] golden = HexFormat.of().parseHex(version2(OFFSET_COMMIT_HEX));
         byte[] truncated = Arrays.copyOf(golden, golden.length - 1);
 
         assertThatThrownBy(() -> LogCodec.decodeEntry(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff}))
