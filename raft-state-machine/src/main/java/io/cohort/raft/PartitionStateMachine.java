@@ -4,6 +4,7 @@ import io.cohort.core.command.Command;
 import io.cohort.core.shard.GroupCoordinatorShard;
 import io.cohort.core.shard.Result;
 import io.cohort.raft.log.LogCodec;
+import io.cohort.raft.log.NewerLogFormatException;
 import io.cohort.raft.log.SnapshotCodec;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -183,6 +184,13 @@ public final class PartitionStateMachine extends BaseStateMachine {
         LogCodec.DecodedEntry decoded;
         try {
             decoded = LogCodec.decodeEntry(data.asReadOnlyByteBuffer());
+        } catch (NewerLogFormatException e) {
+            // A newer build wrote it and the replicas that can read it apply it: skipping it here
+            // would diverge from them, so this replica stops applying the partition until upgraded.
+            LOG.error("partition {}: the committed entry at index {} (term {}) has log format {}, newer than this"
+                    + " build reads; this replica stops applying the partition. Upgrade this node.",
+                    partition, entry.getIndex(), entry.getTerm(), e.formatVersion());
+            throw e;
         } catch (RuntimeException e) {
             // Pure function of the committed bytes: every replica skips the same entries.
             skipUndecodable(entry, e);

@@ -52,7 +52,11 @@ class StateLimitsReplayTest {
                 @Override
                 public void onNotLeader(int partition) {
                 }
-            });
+
+                @Override
+                public void onStorageFailed(int partition, String what, Throwable cause) {
+                }
+            }, ClientId.randomId());
 
     private static Command.OffsetCommit commit(int... partitions) {
         List<Command.PartitionCommit> commits = new ArrayList<>();

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A committed entry that does not decode (garbage bytes, a format version this build does not
- * read) is skipped by every replica the same way, counted and logged, and the partition keeps
+ * read, such as version 0) is skipped by every replica the same way, counted and logged, and the partition keeps
  * serving, also after every node restarts and replays it. The leader appends no entry another
  * writer built.
  */
@@ -50,8 +50,10 @@ class UndecodableEntryTest {
             Map<String, Long> acknowledged = new HashMap<>();
             commit(cluster, acknowledged, 1);
             byte[] garbage = "garbage".getBytes(StandardCharsets.US_ASCII);
-            byte[] unknownVersion = LogEntry.newBuilder().setFormatVersion(LogCodec.FORMAT_VERSION + 1)
-                    .setLeaderTimeMs(1).build().toByteArray();
+            // Version 0 is no version any build writes. (A version above this build's is a newer
+            // build's entry, which a replica must not skip: LogCodecGoldenTest.)
+            byte[] unknownVersion = LogEntry.newBuilder().setFormatVersion(0).setLeaderTimeMs(1)
+                    .addCommands(LogCodec.toProto(new io.cohort.core.command.Command.ExpireOffsets())).build().toByteArray();
             for (byte[] raw : List.of(garbage, unknownVersion)) {
                 submitRaw(cluster, raw);
             }

@@ -111,6 +111,11 @@ public final class LogCodec {
 
     private static DecodedEntry fromEntry(LogEntry entry) {
         int version = entry.getFormatVersion();
+        if (version > FORMAT_VERSION) {
+            throw new NewerLogFormatException(version, "Log entry format_version " + version
+                    + " was written by a newer Cohort build (this build reads versions "
+                    + FORMAT_VERSION_WITHOUT_STATE_LIMITS + " and " + FORMAT_VERSION + "); upgrade this node");
+        }
         if (version != FORMAT_VERSION && version != FORMAT_VERSION_WITHOUT_STATE_LIMITS) {
             throw new LogFormatException("Unknown log entry format_version " + Integer.toUnsignedString(
                     entry.getFormatVersion()) + " (this build reads versions " + FORMAT_VERSION_WITHOUT_STATE_LIMITS

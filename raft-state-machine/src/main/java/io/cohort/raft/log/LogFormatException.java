@@ -6,7 +6,7 @@ package io.cohort.raft.log;
  * rules (an unset enum, a duplicate member). A replica that meets one must stop rather than guess,
  * so this is unchecked and never turned into a protocol error.
  */
-public final class LogFormatException extends RuntimeException {
+public class LogFormatException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     public LogFormatException(String message) {

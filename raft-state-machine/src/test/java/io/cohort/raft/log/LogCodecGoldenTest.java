@@ -207,7 +207,8 @@ class LogCodecGoldenTest {
                 .addCommands(LogCodec.toProto(EXPIRE_OFFSETS)).build().toByteArray();
 
         assertThatThrownBy(() -> LogCodec.decodeEntry(version3))
-                .isInstanceOf(LogFormatException.class).hasMessageContaining("format_version 3");
+                .isInstanceOf(NewerLogFormatException.class).hasMessageContaining("format_version 3")
+                .hasMessageContaining("newer Cohort build");
         assertThatThrownBy(() -> LogCodec.decodeEntry(ByteBuffer.wrap(version3)))
                 .isInstanceOf(LogFormatException.class).hasMessageContaining("format_version 3");
         assertThatThrownBy(() -> LogCodec.decodeEntry(noVersion))
