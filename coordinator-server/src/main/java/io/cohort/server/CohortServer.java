@@ -62,13 +62,15 @@ public final class CohortServer implements AutoCloseable {
     private final HealthStatusManager health;
     private final ThreadPoolExecutor rpcExecutor;
     private final Server grpcServer;
+    private final ClientPortConnections connections;
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile List<LeadershipHandoff.Outcome> handoffs = List.of();
     private final CountDownLatch terminated = new CountDownLatch(1);
 
     private CohortServer(ServerConfig config, NodeMetricsRegistry metrics, int metricsPort, CohortRaftNode node,
                          GroupCoordinatorService groupCoordinator, ClusterAdminService clusterAdmin,
-                         HealthStatusManager health, ThreadPoolExecutor rpcExecutor, Server grpcServer) {
+                         HealthStatusManager health, ThreadPoolExecutor rpcExecutor, Server grpcServer,
+                         ClientPortConnections connections) {
         this.config = config;
         this.metrics = metrics;
         this.metricsPort = metricsPort;
@@ -78,6 +80,7 @@ public final class CohortServer implements AutoCloseable {
         this.health = health;
         this.rpcExecutor = rpcExecutor;
         this.grpcServer = grpcServer;
+        this.connections = connections;
     }
 
     /**
@@ -94,18 +97,22 @@ public final class CohortServer implements AutoCloseable {
         CohortRaftNode node = null;
         ParkedCalls parked = null;
         ThreadPoolExecutor rpcExecutor = null;
+        ClientPortConnections connections = null;
         try {
             int metricsPort = config.metricsPort() < 0 ? -1 : metrics.serve(self.host(), config.metricsPort());
             parked = new ParkedCalls();
             node = CohortRaftNode.start(config.nodeId(), config.clusterSpec(), config.dataDir(), config.raftTuning(),
-                    metrics.instrument(parked));
+                    config.connectionLimits(), metrics.instrument(parked));
             metrics.registerNode(node);
             HealthStatusManager health = new HealthStatusManager();
             health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.NOT_SERVING);
             rpcExecutor = newRpcExecutor(config.nodeId());
             GroupCoordinatorService groupCoordinator = new GroupCoordinatorService(node, parked, metrics.rpcMetrics());
             ClusterAdminService clusterAdmin = new ClusterAdminService(node);
-            Server grpcServer = NettyServerBuilder.forAddress(new InetSocketAddress(self.host(), self.clientPort()))
+            connections = new ClientPortConnections(config.nodeId(), config.connectionLimits(), RPC_THREADS);
+            metrics.registerConnections(List.of(connections.budget(), node.raftConnections()));
+            Server grpcServer = connections.apply(
+                    NettyServerBuilder.forAddress(new InetSocketAddress(self.host(), self.clientPort())))
                     .executor(rpcExecutor)
                     .addService(groupCoordinator.definition())
                     .addService(clusterAdmin.definition())
@@ -126,7 +133,7 @@ public final class CohortServer implements AutoCloseable {
                 health.setStatus(service, ServingStatus.SERVING);
             }
             CohortServer server = new CohortServer(config, metrics, metricsPort, node, groupCoordinator, clusterAdmin,
-                    health, rpcExecutor, grpcServer);
+                    health, rpcExecutor, grpcServer, connections);
             LOG.info("{}", server.servingLine());
             return server;
         } catch (IOException | RuntimeException e) {
@@ -136,6 +143,9 @@ public final class CohortServer implements AutoCloseable {
             }
             if (rpcExecutor != null) {
                 rpcExecutor.shutdownNow();
+            }
+            if (connections != null) {
+                connections.close();
             }
             metrics.close();
             throw e;
@@ -217,6 +227,7 @@ public final class CohortServer implements AutoCloseable {
             groupCoordinator.close();
             clusterAdmin.close();
             stopGrpc();
+            connections.close();
             closeQuietly(node);
             metrics.close();
             rpcExecutor.shutdownNow();

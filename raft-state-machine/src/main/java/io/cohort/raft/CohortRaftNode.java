@@ -5,6 +5,9 @@ import io.cohort.core.command.Command;
 import io.cohort.core.shard.GroupCoordinatorShard;
 import io.cohort.core.shard.Result;
 import io.cohort.core.shard.TimerOp;
+import io.cohort.raft.net.ConnectionBudget;
+import io.cohort.raft.net.ConnectionLimits;
+import io.cohort.raft.net.RaftPortConnections;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
@@ -94,8 +98,10 @@ public final class CohortRaftNode implements AutoCloseable {
     /** Wakes proposers whose linger ran out; its own thread, so group timers never delay a commit. */
     private final ScheduledExecutorService lingerTimer;
     private final RaftServer server;
+    private final ConnectionBudget raftConnections;
 
-    private CohortRaftNode(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning, PartitionListener listener)
+    private CohortRaftNode(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning,
+                           ConnectionLimits connectionLimits, PartitionListener listener)
             throws IOException {
         this.nodeId = nodeId;
         this.spec = spec;
@@ -121,9 +127,13 @@ public final class CohortRaftNode implements AutoCloseable {
             stateMachines[p] = new PartitionStateMachine(p, new GroupCoordinatorShard(spec.groupConfig()), hooks);
             partitionByGroup.put(spec.raftGroupId(p), p);
         }
+        RaftProperties properties = raftProperties(dataDir, spec.peer(nodeId), tuning);
+        Parameters parameters = new Parameters();
+        this.raftConnections = RaftPortConnections.install(properties, parameters, connectionLimits);
         this.server = RaftServer.newBuilder()
                 .setServerId(selfId)
-                .setProperties(raftProperties(dataDir, spec.peer(nodeId), tuning))
+                .setProperties(properties)
+                .setParameters(parameters)
                 .setStateMachineRegistry(groupId -> {
                     Integer partition = partitionByGroup.get(groupId);
                     if (partition == null) {
@@ -150,13 +160,20 @@ public final class CohortRaftNode implements AutoCloseable {
      */
     public static CohortRaftNode start(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning,
                                        PartitionListener listener) throws IOException {
+        return start(nodeId, spec, dataDir, tuning, ConnectionLimits.defaults(), listener);
+    }
+
+    /** {@link #start} with the Raft port's connection bounds ({@link ConnectionLimits}). */
+    public static CohortRaftNode start(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning,
+                                       ConnectionLimits connectionLimits, PartitionListener listener)
+            throws IOException {
         ClusterMetadata.writeOrVerify(dataDir, nodeId, spec);
         if (CommonPoolParallelism.threadPerTask()) {
             LOG.warn("the common ForkJoinPool has parallelism {}: Ratis will start a thread per append; set -D{}={}",
                     java.util.concurrent.ForkJoinPool.getCommonPoolParallelism(), CommonPoolParallelism.PROPERTY,
                     CommonPoolParallelism.MIN);
         }
-        CohortRaftNode node = new CohortRaftNode(nodeId, spec, dataDir, tuning, listener);
+        CohortRaftNode node = new CohortRaftNode(nodeId, spec, dataDir, tuning, connectionLimits, listener);
         node.server.start();
         node.addMissingGroups();
         node.timerScheduler.scheduleWithFixedDelay(node::balanceLeaders, LEADER_BALANCE_INTERVAL_MS,
@@ -552,6 +569,11 @@ public final class CohortRaftNode implements AutoCloseable {
     }
 
     /** Ratis events of every partition, routed to the proposer, the timers and the listener. */
+    /** The Raft port's open and refused connections. */
+    public ConnectionBudget raftConnections() {
+        return raftConnections;
+    }
+
     private final class Hooks implements PartitionStateMachine.Hooks {
         @Override
         public void onApplied(int partition, long index, ClientId entryClientId, long entryCallId,
