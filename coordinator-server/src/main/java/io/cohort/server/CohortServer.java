@@ -4,6 +4,7 @@ import io.cohort.api.v1.ClusterAdminGrpc;
 import io.cohort.api.v1.GroupCoordinatorGrpc;
 import io.cohort.raft.CohortRaftNode;
 import io.cohort.raft.NodeAddress;
+import io.cohort.raft.net.ConnectionBudget;
 import io.cohort.server.metrics.NodeMetricsRegistry;
 import io.cohort.server.rpc.ClusterAdminService;
 import io.cohort.server.rpc.GroupCoordinatorService;
@@ -188,6 +189,11 @@ public final class CohortServer implements AutoCloseable {
     /** The bound client (gRPC) port. */
     public int clientPort() {
         return grpcServer.getPort();
+    }
+
+    /** The client port's open and refused connections. */
+    ConnectionBudget clientConnections() {
+        return connections.budget();
     }
 
     /** The bound /metrics port, or -1 if metrics are disabled. */
