@@ -110,6 +110,7 @@ public final class CohortServer implements AutoCloseable {
             rpcExecutor = newRpcExecutor(config.nodeId());
             GroupCoordinatorService groupCoordinator = new GroupCoordinatorService(node, parked, metrics.rpcMetrics());
             ClusterAdminService clusterAdmin = new ClusterAdminService(node);
+            // I/O threads: two per core, as gRPC's shared default that the limited channel replaces.
             connections = new ClientPortConnections(config.nodeId(), config.connectionLimits(), RPC_THREADS);
             metrics.registerConnections(List.of(connections.budget(), node.raftConnections()));
             Server grpcServer = connections.apply(
