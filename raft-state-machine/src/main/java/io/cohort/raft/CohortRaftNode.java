@@ -129,7 +129,8 @@ public final class CohortRaftNode implements AutoCloseable {
         }
         RaftProperties properties = raftProperties(dataDir, spec.peer(nodeId), tuning);
         Parameters parameters = new Parameters();
-        this.raftConnections = RaftPortConnections.install(properties, parameters, connectionLimits);
+        this.raftConnections = connectionLimits == null ? new ConnectionBudget("raft", Integer.MAX_VALUE)
+                : RaftPortConnections.install(properties, parameters, connectionLimits);
         this.server = RaftServer.newBuilder()
                 .setServerId(selfId)
                 .setProperties(properties)
@@ -160,10 +161,13 @@ public final class CohortRaftNode implements AutoCloseable {
      */
     public static CohortRaftNode start(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning,
                                        PartitionListener listener) throws IOException {
-        return start(nodeId, spec, dataDir, tuning, ConnectionLimits.defaults(), listener);
+        return start(nodeId, spec, dataDir, tuning, null, listener);
     }
 
-    /** {@link #start} with the Raft port's connection bounds ({@link ConnectionLimits}). */
+    /**
+     * {@link #start} with the Raft port's connection bounds ({@link ConnectionLimits}); null leaves
+     * the Raft port as Ratis builds it (unbounded; the in-JVM Raft tests).
+     */
     public static CohortRaftNode start(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning,
                                        ConnectionLimits connectionLimits, PartitionListener listener)
             throws IOException {
