@@ -124,10 +124,25 @@ check_node_id() {
   [[ "$1" =~ ^[0-9]+$ ]] && ((1 <= $1 && $1 <= NODES)) || die "no node '$1': this cluster has nodes 1..$NODES"
 }
 
+# A node holds up to client.max.connections + raft.max.connections (4,352 by default) sockets
+# besides its log segments, snapshots and jars; a shell's usual soft limit of 1,024 descriptors
+# would let a connection flood starve it (docs/OPERATIONS.md, "Connections"). Raises the soft
+# limit to 65,536, or the hard limit if lower; nodes inherit it.
+raise_fd_limit() {
+  local soft hard want=65536
+  soft=$(ulimit -Sn)
+  hard=$(ulimit -Hn)
+  [[ "$soft" == unlimited ]] && return 0
+  [[ "$hard" != unlimited ]] && ((hard < want)) && want=$hard
+  ((soft < want)) && { ulimit -Sn "$want" 2>/dev/null || echo "could not raise the file descriptor limit to $want (it is $soft)" >&2; }
+  return 0
+}
+
 # Starts node $1 in the background (its pid goes to its pid file); returns at once.
 launch_node() {
   local id=$1 out pid old_umask
   mkdir -p "$data_dir" "$log_dir"
+  raise_fd_limit
   out="$log_dir/node-$id.out"
   [[ -f "$out" ]] && mv -f "$out" "$out.1"
   # umask 077 for the node: the files it writes (Raft logs, snapshots, its logs) are its user's

@@ -72,23 +72,33 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Retries. A call that meets a routing error (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE,
  * COORDINATOR_LOAD_IN_PROGRESS) or a transport failure (gRPC UNAVAILABLE, DEADLINE_EXCEEDED,
- * RESOURCE_EXHAUSTED) is sent again, after re-finding the coordinator where needed, with
+ * ABORTED) is sent again, after re-finding the coordinator where needed, with
  * exponential backoff and jitter, until the call's budget ({@link Builder#apiTimeout}) runs out.
  * Every group call may be resent: the coordinator's answer to a resent JoinGroup or SyncGroup is
  * the same as to the first, a resent commit writes the same values again. (A caller that commits
  * the same group concurrently from several threads must order its commits itself; GroupMember sends
  * its commits one at a time.) Other protocol errors are returned in the response (low-level calls)
  * or thrown as {@link CohortException} (high-level calls); malformed requests fail at once with
- * INVALID_REQUEST and the server's explanation.
+ * INVALID_REQUEST and the server's explanation, and a call that hits a size limit (gRPC
+ * RESOURCE_EXHAUSTED) fails at once with MESSAGE_TOO_LARGE naming the limit.
  */
 public final class CohortClient implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CohortClient.class);
+
+    /**
+     * The largest answer a client takes by default: 256 MiB. OffsetFetch of a whole group and
+     * DescribeGroups answer in one message; the largest a node can produce is bounded by what it
+     * holds for one group (docs/OPERATIONS.md, "Message sizes"): 10,000 partitions with 4 KB of
+     * metadata each are about 41 MB.
+     */
+    public static final int DEFAULT_MAX_INBOUND_MESSAGE_BYTES = 256 << 20;
 
     private final List<Endpoint> bootstrap;
     private final String clientId;
     private final Duration requestTimeout;
     private final Duration apiTimeout;
     private final Backoff backoff;
+    private final int maxInboundMessageBytes;
 
     private final ConcurrentMap<Endpoint, ManagedChannel> channels = new ConcurrentHashMap<>();
     private final ConcurrentMap<Integer, Coordinator> coordinatorByPartition = new ConcurrentHashMap<>();
@@ -107,6 +117,7 @@ public final class CohortClient implements AutoCloseable {
         this.requestTimeout = builder.requestTimeout;
         this.apiTimeout = builder.apiTimeout;
         this.backoff = new Backoff(builder.retryBackoff.toMillis(), builder.retryBackoffMax.toMillis());
+        this.maxInboundMessageBytes = builder.maxInboundMessageBytes;
     }
 
     public static Builder builder() {
@@ -543,10 +554,16 @@ public final class CohortClient implements AutoCloseable {
     private RuntimeException retriableTransportFailure(StatusRuntimeException e, Object target) {
         Status.Code code = e.getStatus().getCode();
         switch (code) {
-            case UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, ABORTED -> {
+            case UNAVAILABLE, DEADLINE_EXCEEDED, ABORTED -> {
                 LOG.debug("{} failed with {}; retrying", target, code);
                 return e;
             }
+            // A limit was hit (an answer larger than maxInboundMessageBytes, a request larger than
+            // the server takes, a server-side limit): the same call would hit it again.
+            case RESOURCE_EXHAUSTED -> throw new CohortException(ErrorCode.MESSAGE_TOO_LARGE, target
+                    + " refused the call, a limit was hit (RESOURCE_EXHAUSTED): " + e.getStatus().getDescription()
+                    + (isMessageSizeLimit(e) ? " (this client takes answers of up to " + maxInboundMessageBytes
+                    + " bytes, CohortClient.Builder.maxInboundMessageBytes)" : ""), e);
             case CANCELLED -> {
                 if (closed) {
                     throw new IllegalStateException("the client is closed", e);
@@ -558,6 +575,12 @@ public final class CohortClient implements AutoCloseable {
             default -> throw new CohortException(ErrorCode.UNKNOWN_SERVER_ERROR,
                     target + " failed with gRPC status " + code + ": " + e.getStatus().getDescription(), e);
         }
+    }
+
+    /** True if gRPC refused a message for its size (its description names the limit and the size). */
+    private static boolean isMessageSizeLimit(StatusRuntimeException e) {
+        String description = e.getStatus().getDescription();
+        return description != null && description.contains("exceeds maximum size");
     }
 
     /** Asks nodes in turn for the group's coordinator until one is known; caches it. */
@@ -718,7 +741,8 @@ public final class CohortClient implements AutoCloseable {
     private ManagedChannel channel(Endpoint endpoint) {
         checkOpen();
         ManagedChannel channel = channels.computeIfAbsent(endpoint, e -> Grpc.newChannelBuilderForAddress(e.host(),
-                e.port(), InsecureChannelCredentials.create()).userAgent("cohort-client/" + clientId).build());
+                e.port(), InsecureChannelCredentials.create()).userAgent("cohort-client/" + clientId)
+                .maxInboundMessageSize(maxInboundMessageBytes).build());
         if (channel.getState(false) == ConnectivityState.TRANSIENT_FAILURE) {
             channel.resetConnectBackoff();
         }
@@ -757,6 +781,7 @@ public final class CohortClient implements AutoCloseable {
         private Duration apiTimeout = Duration.ofSeconds(60);
         private Duration retryBackoff = Duration.ofMillis(50);
         private Duration retryBackoffMax = Duration.ofMillis(250);
+        private int maxInboundMessageBytes = DEFAULT_MAX_INBOUND_MESSAGE_BYTES;
 
         private Builder() {
         }
@@ -814,6 +839,20 @@ public final class CohortClient implements AutoCloseable {
             if (max.compareTo(initial) < 0) {
                 throw new IllegalArgumentException("retryBackoffMax must be >= retryBackoff");
             }
+            return this;
+        }
+
+        /**
+         * The largest answer this client accepts (default {@value #DEFAULT_MAX_INBOUND_MESSAGE_BYTES}
+         * bytes; gRPC's own default is 4 MiB). A larger answer fails at once with MESSAGE_TOO_LARGE
+         * naming this limit, it is not retried.
+         */
+        public Builder maxInboundMessageBytes(int bytes) {
+            if (bytes < 4 << 20) {
+                throw new IllegalArgumentException("maxInboundMessageBytes must be at least 4 MiB (4194304), got "
+                        + bytes);
+            }
+            this.maxInboundMessageBytes = bytes;
             return this;
         }
 

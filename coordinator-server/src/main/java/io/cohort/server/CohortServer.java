@@ -6,6 +6,7 @@ import io.cohort.core.shard.Result;
 import io.cohort.raft.CohortRaftNode;
 import io.cohort.raft.NodeAddress;
 import io.cohort.raft.PartitionListener;
+import io.cohort.raft.net.ConnectionBudget;
 import io.cohort.server.metrics.NodeMetricsRegistry;
 import io.cohort.server.rpc.ClusterAdminService;
 import io.cohort.server.rpc.GroupCoordinatorService;
@@ -66,6 +67,7 @@ public final class CohortServer implements AutoCloseable {
     private final HealthStatusManager health;
     private final ThreadPoolExecutor rpcExecutor;
     private final Server grpcServer;
+    private final ClientPortConnections connections;
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile List<LeadershipHandoff.Outcome> handoffs = List.of();
     private final CountDownLatch terminated = new CountDownLatch(1);
@@ -75,7 +77,7 @@ public final class CohortServer implements AutoCloseable {
     private CohortServer(ServerConfig config, NodeMetricsRegistry metrics, int metricsPort, CohortRaftNode node,
                          GroupCoordinatorService groupCoordinator, ClusterAdminService clusterAdmin,
                          HealthStatusManager health, ThreadPoolExecutor rpcExecutor, Server grpcServer,
-                         CompletableFuture<String> storageFailed) {
+                         CompletableFuture<String> storageFailed, ClientPortConnections connections) {
         this.config = config;
         this.metrics = metrics;
         this.metricsPort = metricsPort;
@@ -86,6 +88,7 @@ public final class CohortServer implements AutoCloseable {
         this.rpcExecutor = rpcExecutor;
         this.grpcServer = grpcServer;
         this.storageFailed = storageFailed;
+        this.connections = connections;
     }
 
     /**
@@ -102,19 +105,24 @@ public final class CohortServer implements AutoCloseable {
         CohortRaftNode node = null;
         ParkedCalls parked = null;
         ThreadPoolExecutor rpcExecutor = null;
+        ClientPortConnections connections = null;
         try {
             int metricsPort = config.metricsPort() < 0 ? -1 : metrics.serve(self.host(), config.metricsPort());
             parked = new ParkedCalls();
             CompletableFuture<String> storageFailed = new CompletableFuture<>();
             node = CohortRaftNode.start(config.nodeId(), config.clusterSpec(), config.dataDir(), config.raftTuning(),
-                    new StorageFailureListener(metrics.instrument(parked), storageFailed));
+                    config.connectionLimits(), new StorageFailureListener(metrics.instrument(parked), storageFailed));
             metrics.registerNode(node);
             HealthStatusManager health = new HealthStatusManager();
             health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.NOT_SERVING);
             rpcExecutor = newRpcExecutor(config.nodeId());
             GroupCoordinatorService groupCoordinator = new GroupCoordinatorService(node, parked, metrics.rpcMetrics());
             ClusterAdminService clusterAdmin = new ClusterAdminService(node);
-            Server grpcServer = NettyServerBuilder.forAddress(new InetSocketAddress(self.host(), self.clientPort()))
+            // I/O threads: two per core, as gRPC's shared default that the limited channel replaces.
+            connections = new ClientPortConnections(config.nodeId(), config.connectionLimits(), RPC_THREADS);
+            metrics.registerConnections(List.of(connections.budget(), node.raftConnections()));
+            Server grpcServer = connections.apply(
+                    NettyServerBuilder.forAddress(new InetSocketAddress(self.host(), self.clientPort())))
                     .executor(rpcExecutor)
                     .addService(groupCoordinator.definition())
                     .addService(clusterAdmin.definition())
@@ -135,7 +143,7 @@ public final class CohortServer implements AutoCloseable {
                 health.setStatus(service, ServingStatus.SERVING);
             }
             CohortServer server = new CohortServer(config, metrics, metricsPort, node, groupCoordinator, clusterAdmin,
-                    health, rpcExecutor, grpcServer, storageFailed);
+                    health, rpcExecutor, grpcServer, storageFailed, connections);
             // On its own thread: the failure is reported on a Ratis thread that the stop must not hold.
             storageFailed.thenAcceptAsync(server::onStorageFailed,
                     runnable -> new Thread(runnable, "cohort-storage-failure-stop").start());
@@ -148,6 +156,9 @@ public final class CohortServer implements AutoCloseable {
             }
             if (rpcExecutor != null) {
                 rpcExecutor.shutdownNow();
+            }
+            if (connections != null) {
+                connections.close();
             }
             metrics.close();
             throw e;
@@ -197,7 +208,12 @@ public final class CohortServer implements AutoCloseable {
         return metrics.registry();
     }
 
-        /** The bound /metrics port, or -1 if metrics are disabled. */
+    /** The client port's open and refused connections. */
+    ConnectionBudget clientConnections() {
+        return connections.budget();
+    }
+
+    /** The bound /metrics port, or -1 if metrics are disabled. */
     public int metricsPort() {
         return metricsPort;
     }
@@ -278,6 +294,7 @@ public final class CohortServer implements AutoCloseable {
             groupCoordinator.close();
             clusterAdmin.close();
             stopGrpc();
+            connections.close();
             closeQuietly(node);
             metrics.close();
             rpcExecutor.shutdownNow();

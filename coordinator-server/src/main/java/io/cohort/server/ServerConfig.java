@@ -5,6 +5,7 @@ import io.cohort.core.StateLimits;
 import io.cohort.raft.ClusterSpec;
 import io.cohort.raft.NodeAddress;
 import io.cohort.raft.RaftTuning;
+import io.cohort.raft.net.ConnectionLimits;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -38,9 +39,11 @@ import java.util.regex.Pattern;
  * @param metricsPort the HTTP port of /metrics; 0 picks a free port, -1 disables the endpoint
  * @param raftTuning  the Ratis settings ({@link RaftTuning#defaults()} with the configured overrides)
  * @param groupConfig the group coordinator settings (fixed at creation)
+ * @param connectionLimits the bounds on the client and Raft ports' connections
  */
 public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers, Path dataDir, Path logDir,
-                           int partitions, int metricsPort, RaftTuning raftTuning, GroupConfig groupConfig) {
+                           int partitions, int metricsPort, RaftTuning raftTuning, GroupConfig groupConfig,
+                           ConnectionLimits connectionLimits) {
 
     public static final String NODE_ID = "node.id";
     public static final String CLUSTER_ID = "cluster.id";
@@ -68,6 +71,11 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
     public static final String PARTITION_MAX_GROUPS = StateLimits.MAX_GROUPS_PER_PARTITION;
     public static final String PARTITION_MAX_OFFSETS = StateLimits.MAX_OFFSETS_PER_PARTITION;
     public static final String PARTITION_MAX_METADATA_BYTES = StateLimits.MAX_METADATA_BYTES_PER_PARTITION;
+    public static final String CLIENT_MAX_CONNECTIONS = "client.max.connections";
+    public static final String CLIENT_IDLE_TIMEOUT_MS = "client.connection.idle.timeout.ms";
+    public static final String RAFT_MAX_CONNECTIONS = "raft.max.connections";
+    public static final String RAFT_IDLE_TIMEOUT_MS = "raft.connection.idle.timeout.ms";
+    public static final String HANDSHAKE_TIMEOUT_MS = "connection.handshake.timeout.ms";
 
     /** Every key a node accepts, in documentation order. */
     public static final List<String> KEYS = List.of(NODE_ID, CLUSTER_ID, PEERS, DATA_DIR, LOG_DIR, PARTITIONS,
@@ -76,7 +84,9 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             BATCH_LINGER_MAX_US,
             MIN_SESSION_TIMEOUT_MS, MAX_SESSION_TIMEOUT_MS, INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE,
             OFFSETS_RETENTION_MINUTES, OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES,
-            GROUP_MAX_OFFSETS, PARTITION_MAX_GROUPS, PARTITION_MAX_OFFSETS, PARTITION_MAX_METADATA_BYTES);
+            GROUP_MAX_OFFSETS, PARTITION_MAX_GROUPS, PARTITION_MAX_OFFSETS, PARTITION_MAX_METADATA_BYTES,
+            CLIENT_MAX_CONNECTIONS, CLIENT_IDLE_TIMEOUT_MS, RAFT_MAX_CONNECTIONS, RAFT_IDLE_TIMEOUT_MS,
+            HANDSHAKE_TIMEOUT_MS);
 
     private static final Pattern CLUSTER_ID_PATTERN = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
@@ -124,6 +134,11 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
         out.put(PARTITION_MAX_GROUPS, Integer.toString(limits.maxGroupsPerPartition()));
         out.put(PARTITION_MAX_OFFSETS, Integer.toString(limits.maxOffsetsPerPartition()));
         out.put(PARTITION_MAX_METADATA_BYTES, Long.toString(limits.maxMetadataBytesPerPartition()));
+        out.put(CLIENT_MAX_CONNECTIONS, Integer.toString(connectionLimits.clientMaxConnections()));
+        out.put(CLIENT_IDLE_TIMEOUT_MS, Long.toString(connectionLimits.clientIdleTimeoutMs()));
+        out.put(RAFT_MAX_CONNECTIONS, Integer.toString(connectionLimits.raftMaxConnections()));
+        out.put(RAFT_IDLE_TIMEOUT_MS, Long.toString(connectionLimits.raftIdleTimeoutMs()));
+        out.put(HANDSHAKE_TIMEOUT_MS, Long.toString(connectionLimits.handshakeTimeoutMs()));
         return out;
     }
 
@@ -208,7 +223,17 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             Path dataDir = path(DATA_DIR, CohortDefaults.dataDir(nodeId));
             Path logDir = path(LOG_DIR, CohortDefaults.LOG_DIR);
             return new ServerConfig(nodeId, clusterId, peers, dataDir, logDir, partitions, metricsPort,
-                    raftTuning(), groupConfig());
+                    raftTuning(), groupConfig(), connectionLimits());
+        }
+
+        /** Upper bounds: a connection limit past 1,000,000 or a timeout past a day is a typo. */
+        private ConnectionLimits connectionLimits() {
+            return new ConnectionLimits(
+                    intValue(CLIENT_MAX_CONNECTIONS, ConnectionLimits.DEFAULT_CLIENT_MAX_CONNECTIONS, 1, 1_000_000),
+                    longValue(CLIENT_IDLE_TIMEOUT_MS, ConnectionLimits.DEFAULT_CLIENT_IDLE_TIMEOUT_MS, 1, 86_400_000),
+                    intValue(RAFT_MAX_CONNECTIONS, ConnectionLimits.DEFAULT_RAFT_MAX_CONNECTIONS, 1, 1_000_000),
+                    longValue(RAFT_IDLE_TIMEOUT_MS, ConnectionLimits.DEFAULT_RAFT_IDLE_TIMEOUT_MS, 1, 86_400_000),
+                    longValue(HANDSHAKE_TIMEOUT_MS, ConnectionLimits.DEFAULT_HANDSHAKE_TIMEOUT_MS, 1, 86_400_000));
         }
 
         private RaftTuning raftTuning() {

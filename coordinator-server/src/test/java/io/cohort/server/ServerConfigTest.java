@@ -7,6 +7,7 @@ import io.cohort.core.GroupConfig;
 import io.cohort.core.StateLimits;
 import io.cohort.raft.NodeAddress;
 import io.cohort.raft.RaftTuning;
+import io.cohort.raft.net.ConnectionLimits;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -259,5 +260,19 @@ class ServerConfigTest {
         assertThatThrownBy(() -> ServerConfig.load(null, settings, source))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage(message);
+    }
+
+    @Test
+    void testConnectionLimitsHaveDefaultsAndAreChecked() {
+        assertThat(ServerConfig.of(Map.of("node.id", "1")).connectionLimits())
+                .isEqualTo(ConnectionLimits.defaults());
+        ServerConfig set = ServerConfig.of(Map.of("node.id", "1", "client.max.connections", "100",
+                "client.connection.idle.timeout.ms", "2000", "raft.max.connections", "16",
+                "raft.connection.idle.timeout.ms", "3000", "connection.handshake.timeout.ms", "500"));
+        assertThat(set.connectionLimits()).isEqualTo(new ConnectionLimits(100, 2_000, 16, 3_000, 500));
+        assertThat(set.describe()).containsEntry("raft.max.connections", "16");
+        assertThatThrownBy(() -> ServerConfig.of(Map.of("node.id", "1", "raft.max.connections", "0")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("invalid raft.max.connections '0' (from the settings): expected 1 or more");
     }
 }

@@ -5,6 +5,9 @@ import io.cohort.core.command.Command;
 import io.cohort.core.shard.GroupCoordinatorShard;
 import io.cohort.core.shard.Result;
 import io.cohort.core.shard.TimerOp;
+import io.cohort.raft.net.ConnectionBudget;
+import io.cohort.raft.net.ConnectionLimits;
+import io.cohort.raft.net.RaftPortConnections;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -102,8 +105,10 @@ public final class CohortRaftNode implements AutoCloseable {
     private final RaftPortGuard raftPortGuard;
     private final RaftServer server;
     private final StorageWatch storageWatch;
+    private final ConnectionBudget raftConnections;
 
-    private CohortRaftNode(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning, PartitionListener listener)
+    private CohortRaftNode(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning,
+                           ConnectionLimits connectionLimits, PartitionListener listener)
             throws IOException {
         this.nodeId = nodeId;
         this.spec = spec;
@@ -132,11 +137,18 @@ public final class CohortRaftNode implements AutoCloseable {
             partitionByGroup.put(spec.raftGroupId(p), p);
         }
         this.raftPortGuard = new RaftPortGuard(spec.peers());
+        RaftProperties properties = raftProperties(dataDir, spec.peer(nodeId), tuning);
         Parameters parameters = new Parameters();
-        GrpcConfigKeys.Server.setServicesCustomizer(parameters, raftPortGuard);
+        // One customizer slot in Ratis: the connection bounds, then the guard, on every server it builds.
+        if (connectionLimits == null) {
+            this.raftConnections = new ConnectionBudget("raft", Integer.MAX_VALUE);
+            GrpcConfigKeys.Server.setServicesCustomizer(parameters, raftPortGuard);
+        } else {
+            this.raftConnections = RaftPortConnections.install(properties, parameters, connectionLimits, raftPortGuard);
+        }
         this.server = RaftServer.newBuilder()
                 .setServerId(selfId)
-                .setProperties(raftProperties(dataDir, spec.peer(nodeId), tuning))
+                .setProperties(properties)
                 .setParameters(parameters)
                 .setStateMachineRegistry(groupId -> {
                     Integer partition = partitionByGroup.get(groupId);
@@ -165,6 +177,16 @@ public final class CohortRaftNode implements AutoCloseable {
      */
     public static CohortRaftNode start(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning,
                                        PartitionListener listener) throws IOException {
+        return start(nodeId, spec, dataDir, tuning, null, listener);
+    }
+
+    /**
+     * {@link #start} with the Raft port's connection bounds ({@link ConnectionLimits}); null leaves
+     * the Raft port as Ratis builds it (unbounded; the in-JVM Raft tests).
+     */
+    public static CohortRaftNode start(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning,
+                                       ConnectionLimits connectionLimits, PartitionListener listener)
+            throws IOException {
         DataDirPermissions.makePrivate(dataDir);
         ClusterMetadata.writeOrVerify(dataDir, nodeId, spec);
         if (CommonPoolParallelism.threadPerTask()) {
@@ -172,7 +194,7 @@ public final class CohortRaftNode implements AutoCloseable {
                     java.util.concurrent.ForkJoinPool.getCommonPoolParallelism(), CommonPoolParallelism.PROPERTY,
                     CommonPoolParallelism.MIN);
         }
-        CohortRaftNode node = new CohortRaftNode(nodeId, spec, dataDir, tuning, listener);
+        CohortRaftNode node = new CohortRaftNode(nodeId, spec, dataDir, tuning, connectionLimits, listener);
         node.server.start();
         node.addMissingGroups();
         // What the start created under a permissive umask (cluster.properties, new replicas' dirs).
@@ -627,6 +649,11 @@ public final class CohortRaftNode implements AutoCloseable {
     }
 
     /** Ratis events of every partition, routed to the proposer, the timers and the listener. */
+    /** The Raft port's open and refused connections. */
+    public ConnectionBudget raftConnections() {
+        return raftConnections;
+    }
+
     private final class Hooks implements PartitionStateMachine.Hooks {
         @Override
         public void onApplied(int partition, long index, ClientId entryClientId, long entryCallId,

@@ -2,11 +2,13 @@ package io.cohort.server.metrics;
 
 import io.cohort.raft.CohortRaftNode;
 import io.cohort.raft.PartitionListener;
+import io.cohort.raft.net.ConnectionBudget;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -41,6 +43,11 @@ public final class NodeMetricsRegistry implements AutoCloseable {
     /** Adds the gauges read from the running node. */
     public void registerNode(CohortRaftNode node) {
         NodeMetrics.register(registry, node);
+    }
+
+    /** Adds the connection gauges of the node's ports. */
+    public void registerConnections(List<ConnectionBudget> ports) {
+        ConnectionMetrics.register(registry, ports);
     }
 
     /**
