@@ -70,6 +70,11 @@ public final class CohortRaftNode implements AutoCloseable {
     private static final long LEADER_BALANCE_MAX_LAG_ENTRIES = 16;
     private static final long LEADER_TRANSFER_TIMEOUT_MS = 3_000;
     /**
+     * A leader refusing writes as "stepping down" this long while no transfer it was asked for
+     * awaits its reply was left so by Ratis ({@link StuckStepDownWatch}).
+     */
+    private static final long STUCK_STEP_DOWN_MS = 3_000;
+    /**
      * How long a leader's appender waits before its next send to a follower after N errors in a
      * row: 1 ms for the first 10, then 100 ms. Ratis's default ("1ms,10, 1s,20, 5s,1000") waits 1 s
      * and then 5 s, and counts every INCONSISTENCY reply (the normal search for a restarted
@@ -97,6 +102,8 @@ public final class CohortRaftNode implements AutoCloseable {
     private final AtomicIntegerArray leaders;
     private final java.util.concurrent.atomic.AtomicLongArray leaderReadySinceMs;
     private final java.util.concurrent.atomic.AtomicIntegerArray transfersInFlight;
+    /** Per partition: transfers (any caller's) whose Ratis reply has not come yet. */
+    private final AtomicIntegerArray transfersAwaitingReply;
     /** Per partition: since when (ms) the preferred node has been seen caught up, or -1. */
     private final java.util.concurrent.atomic.AtomicLongArray preferredCaughtUpSinceMs;
     private final ScheduledExecutorService timerScheduler;
@@ -105,6 +112,7 @@ public final class CohortRaftNode implements AutoCloseable {
     private final RaftPortGuard raftPortGuard;
     private final RaftServer server;
     private final StorageWatch storageWatch;
+    private final StuckStepDownWatch stuckStepDowns;
     private final ConnectionBudget raftConnections;
 
     private CohortRaftNode(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning,
@@ -122,6 +130,7 @@ public final class CohortRaftNode implements AutoCloseable {
         this.leaders = new AtomicIntegerArray(partitions);
         this.leaderReadySinceMs = new java.util.concurrent.atomic.AtomicLongArray(partitions);
         this.transfersInFlight = new AtomicIntegerArray(partitions);
+        this.transfersAwaitingReply = new AtomicIntegerArray(partitions);
         this.preferredCaughtUpSinceMs = new java.util.concurrent.atomic.AtomicLongArray(partitions);
         for (int p = 0; p < partitions; p++) {
             preferredCaughtUpSinceMs.set(p, -1);
@@ -129,6 +138,7 @@ public final class CohortRaftNode implements AutoCloseable {
         this.timerScheduler = daemonScheduler("cohort-timers-n" + nodeId);
         this.lingerTimer = daemonScheduler("cohort-batch-linger-n" + nodeId);
         this.storageWatch = new StorageWatch(nodeId, this::onStorageFailure);
+        this.stuckStepDowns = new StuckStepDownWatch(nodeId, partitions, STUCK_STEP_DOWN_MS);
         PartitionStateMachine.Hooks hooks = new Hooks();
         for (int p = 0; p < partitions; p++) {
             leaders.set(p, -1);
@@ -288,6 +298,7 @@ public final class CohortRaftNode implements AutoCloseable {
         try {
             long nowMs = System.currentTimeMillis();
             for (int p = 0; p < spec.partitions(); p++) {
+                clearStuckStepDown(p, nowMs);
                 int preferred = spec.preferredLeader(p);
                 if (preferred == nodeId || !isLeaderReady(p)) {
                     preferredCaughtUpSinceMs.set(p, -1);
@@ -311,6 +322,23 @@ public final class CohortRaftNode implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             LOG.warn("node {}: leader balancing failed", nodeId, e);
+        }
+    }
+
+    /** See {@link StuckStepDownWatch}: a leader Ratis left stepping down is stepped down for real. */
+    private void clearStuckStepDown(int partition, long nowMs) {
+        try {
+            RaftServer.Division division = division(partition);
+            if (!division.getInfo().isLeader() || transfersAwaitingReply.get(partition) != 0) {
+                stuckStepDowns.reset(partition);
+                return;
+            }
+            if (stuckStepDowns.isStuck(partition, division, nowMs)) {
+                server.transferLeadershipAsync(new TransferLeadershipRequest(clientId, selfId,
+                        spec.raftGroupId(partition), adminCallIds.incrementAndGet(), null, LEADER_TRANSFER_TIMEOUT_MS));
+            }
+        } catch (IOException e) {
+            LOG.debug("node {}: partition {}: {}", nodeId, partition, e.toString());
         }
     }
 
@@ -521,9 +549,12 @@ public final class CohortRaftNode implements AutoCloseable {
     public CompletableFuture<RaftClientReply> transferLeadership(int partition, int targetNodeId, long timeoutMs) {
         TransferLeadershipRequest request = new TransferLeadershipRequest(clientId, selfId, spec.raftGroupId(partition),
                 adminCallIds.incrementAndGet(), RaftPeerId.valueOf(spec.peer(targetNodeId).peerId()), timeoutMs);
+        transfersAwaitingReply.incrementAndGet(partition);
         try {
-            return server.transferLeadershipAsync(request);
+            return server.transferLeadershipAsync(request)
+                    .whenComplete((reply, error) -> transfersAwaitingReply.decrementAndGet(partition));
         } catch (IOException e) {
+            transfersAwaitingReply.decrementAndGet(partition);
             return CompletableFuture.failedFuture(e);
         }
     }
