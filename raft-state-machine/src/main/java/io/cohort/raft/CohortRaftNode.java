@@ -199,6 +199,7 @@ public final class CohortRaftNode implements AutoCloseable {
             throws IOException {
         DataDirPermissions.makePrivate(dataDir);
         ClusterMetadata.writeOrVerify(dataDir, nodeId, spec);
+        RaftMetaCheck.throwIfAnyEmpty(dataDir);
         if (CommonPoolParallelism.threadPerTask()) {
             LOG.warn("the common ForkJoinPool has parallelism {}: Ratis will start a thread per append; set -D{}={}",
                     java.util.concurrent.ForkJoinPool.getCommonPoolParallelism(), CommonPoolParallelism.PROPERTY,
