@@ -98,7 +98,7 @@ public final class CohortServer implements AutoCloseable {
             int metricsPort = config.metricsPort() < 0 ? -1 : metrics.serve(self.host(), config.metricsPort());
             parked = new ParkedCalls();
             node = CohortRaftNode.start(config.nodeId(), config.clusterSpec(), config.dataDir(), config.raftTuning(),
-                    metrics.instrument(parked));
+                    config.raftTls(), metrics.instrument(parked));
             metrics.registerNode(node);
             HealthStatusManager health = new HealthStatusManager();
             health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.NOT_SERVING);

@@ -3,6 +3,7 @@ package io.cohort.server;
 import io.cohort.core.GroupConfig;
 import io.cohort.raft.ClusterSpec;
 import io.cohort.raft.NodeAddress;
+import io.cohort.raft.RaftTlsSettings;
 import io.cohort.raft.RaftTuning;
 import java.io.IOException;
 import java.io.Reader;
@@ -37,9 +38,11 @@ import java.util.regex.Pattern;
  * @param metricsPort the HTTP port of /metrics; 0 picks a free port, -1 disables the endpoint
  * @param raftTuning  the Ratis settings ({@link RaftTuning#defaults()} with the configured overrides)
  * @param groupConfig the group coordinator settings (fixed at creation)
+ * @param raftTls     mutual TLS on the Raft port ({@code raft.tls.*}), or {@link RaftTlsSettings#DISABLED}
  */
 public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers, Path dataDir, Path logDir,
-                           int partitions, int metricsPort, RaftTuning raftTuning, GroupConfig groupConfig) {
+                           int partitions, int metricsPort, RaftTuning raftTuning, GroupConfig groupConfig,
+                           RaftTlsSettings raftTls) {
 
     public static final String NODE_ID = "node.id";
     public static final String CLUSTER_ID = "cluster.id";
@@ -63,6 +66,10 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
     public static final String OFFSETS_RETENTION_MINUTES = "offsets.retention.minutes";
     public static final String OFFSETS_RETENTION_CHECK_INTERVAL_MS = "offsets.retention.check.interval.ms";
     public static final String OFFSET_METADATA_MAX_BYTES = "offset.metadata.max.bytes";
+    public static final String RAFT_TLS_ENABLED = "raft.tls.enabled";
+    public static final String RAFT_TLS_CERT = "raft.tls.cert";
+    public static final String RAFT_TLS_KEY = "raft.tls.key";
+    public static final String RAFT_TLS_CA = "raft.tls.ca";
 
     /** Every key a node accepts, in documentation order. */
     public static final List<String> KEYS = List.of(NODE_ID, CLUSTER_ID, PEERS, DATA_DIR, LOG_DIR, PARTITIONS,
@@ -70,7 +77,8 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             BATCH_MAX_COMMANDS, BATCH_MAX_IN_FLIGHT_ENTRIES, LOG_METADATA_ENABLED, APPENDER_WAIT_MIN_MS,
             BATCH_LINGER_MAX_US,
             MIN_SESSION_TIMEOUT_MS, MAX_SESSION_TIMEOUT_MS, INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE,
-            OFFSETS_RETENTION_MINUTES, OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES);
+            OFFSETS_RETENTION_MINUTES, OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES,
+            RAFT_TLS_ENABLED, RAFT_TLS_CERT, RAFT_TLS_KEY, RAFT_TLS_CA);
 
     private static final Pattern CLUSTER_ID_PATTERN = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
@@ -113,6 +121,12 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
         out.put(OFFSETS_RETENTION_MINUTES, Long.toString(groupConfig.offsetsRetentionMs() / 60_000L));
         out.put(OFFSETS_RETENTION_CHECK_INTERVAL_MS, Long.toString(groupConfig.offsetsRetentionCheckIntervalMs()));
         out.put(OFFSET_METADATA_MAX_BYTES, Integer.toString(groupConfig.offsetMetadataMaxBytes()));
+        out.put(RAFT_TLS_ENABLED, Boolean.toString(raftTls.enabled()));
+        if (raftTls.enabled()) {
+            out.put(RAFT_TLS_CERT, raftTls.certFile().toString());
+            out.put(RAFT_TLS_KEY, raftTls.keyFile().toString());
+            out.put(RAFT_TLS_CA, raftTls.caFile().toString());
+        }
         return out;
     }
 
@@ -197,7 +211,40 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             Path dataDir = path(DATA_DIR, CohortDefaults.dataDir(nodeId));
             Path logDir = path(LOG_DIR, CohortDefaults.LOG_DIR);
             return new ServerConfig(nodeId, clusterId, peers, dataDir, logDir, partitions, metricsPort,
-                    raftTuning(), groupConfig());
+                    raftTuning(), groupConfig(), raftTls());
+        }
+
+        /**
+         * {@code raft.tls.enabled=true} needs the three PEM files, each a readable file; the files
+         * without the switch are refused too, so that a node never runs plaintext while its
+         * operator believes it is not.
+         */
+        private RaftTlsSettings raftTls() {
+            boolean enabled = booleanValue(RAFT_TLS_ENABLED, false);
+            List<String> files = List.of(RAFT_TLS_CERT, RAFT_TLS_KEY, RAFT_TLS_CA);
+            if (!enabled) {
+                for (String key : files) {
+                    if (values.containsKey(key)) {
+                        throw new ConfigException(key + " is set (from " + source(key) + ") but " + RAFT_TLS_ENABLED
+                                + " is not true: set " + RAFT_TLS_ENABLED + "=true to use it, or remove it");
+                    }
+                }
+                return RaftTlsSettings.DISABLED;
+            }
+            Path[] paths = new Path[files.size()];
+            for (int i = 0; i < files.size(); i++) {
+                String key = files.get(i);
+                if (!values.containsKey(key)) {
+                    throw new ConfigException(RAFT_TLS_ENABLED + "=true (from " + source(RAFT_TLS_ENABLED) + ") needs "
+                            + key + ": " + String.join(", ", files) + " name this node's peer certificate, its key and "
+                            + "the peer CA (PEM files)");
+                }
+                paths[i] = path(key, null);
+                if (!Files.isRegularFile(paths[i]) || !Files.isReadable(paths[i])) {
+                    throw invalid(key, "not a readable file");
+                }
+            }
+            return RaftTlsSettings.mutual(paths[0], paths[1], paths[2]);
         }
 
         private RaftTuning raftTuning() {

@@ -95,10 +95,12 @@ public final class CohortRaftNode implements AutoCloseable {
     /** Wakes proposers whose linger ran out; its own thread, so group timers never delay a commit. */
     private final ScheduledExecutorService lingerTimer;
     private final RaftPortGuard raftPortGuard;
+    /** Null without TLS on the Raft port. */
+    private final RaftTls raftTls;
     private final RaftServer server;
 
-    private CohortRaftNode(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning, PartitionListener listener)
-            throws IOException {
+    private CohortRaftNode(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning, RaftTlsSettings tlsSettings,
+                           PartitionListener listener) throws IOException {
         this.nodeId = nodeId;
         this.spec = spec;
         this.tuning = tuning;
@@ -124,9 +126,13 @@ public final class CohortRaftNode implements AutoCloseable {
                     clientId);
             partitionByGroup.put(spec.raftGroupId(p), p);
         }
-        this.raftPortGuard = new RaftPortGuard(spec.peers());
+        this.raftTls = RaftTls.open(tlsSettings);
+        this.raftPortGuard = new RaftPortGuard(spec.peers(), raftTls != null);
         Parameters parameters = new Parameters();
         GrpcConfigKeys.Server.setServicesCustomizer(parameters, raftPortGuard);
+        if (raftTls != null) {
+            raftTls.configure(parameters);
+        }
         this.server = RaftServer.newBuilder()
                 .setServerId(selfId)
                 .setProperties(raftProperties(dataDir, spec.peer(nodeId), tuning))
@@ -158,6 +164,12 @@ public final class CohortRaftNode implements AutoCloseable {
      */
     public static CohortRaftNode start(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning,
                                        PartitionListener listener) throws IOException {
+        return start(nodeId, spec, dataDir, tuning, RaftTlsSettings.DISABLED, listener);
+    }
+
+    /** {@link #start(int, ClusterSpec, Path, RaftTuning, PartitionListener)} with the Raft port's TLS. */
+    public static CohortRaftNode start(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning,
+                                       RaftTlsSettings tls, PartitionListener listener) throws IOException {
         DataDirPermissions.makePrivate(dataDir);
         ClusterMetadata.writeOrVerify(dataDir, nodeId, spec);
         if (CommonPoolParallelism.threadPerTask()) {
@@ -165,15 +177,15 @@ public final class CohortRaftNode implements AutoCloseable {
                     java.util.concurrent.ForkJoinPool.getCommonPoolParallelism(), CommonPoolParallelism.PROPERTY,
                     CommonPoolParallelism.MIN);
         }
-        CohortRaftNode node = new CohortRaftNode(nodeId, spec, dataDir, tuning, listener);
+        CohortRaftNode node = new CohortRaftNode(nodeId, spec, dataDir, tuning, tls, listener);
         node.server.start();
         node.addMissingGroups();
         // What the start created under a permissive umask (cluster.properties, new replicas' dirs).
         DataDirPermissions.makePrivate(dataDir);
         node.timerScheduler.scheduleWithFixedDelay(node::balanceLeaders, LEADER_BALANCE_INTERVAL_MS,
                 LEADER_BALANCE_INTERVAL_MS, TimeUnit.MILLISECONDS);
-        LOG.info("node {} started: {} partitions on Raft port {}", nodeId, spec.partitions(),
-                spec.peer(nodeId).raftPort());
+        LOG.info("node {} started: {} partitions on Raft port {} ({})", nodeId, spec.partitions(),
+                spec.peer(nodeId).raftPort(), tls.enabled() ? "mutual TLS" : "plaintext");
         return node;
     }
 
@@ -466,6 +478,19 @@ public final class CohortRaftNode implements AutoCloseable {
     /** Calls refused on the Raft port since start: Ratis's client or admin services, or a non-peer address. */
     public long raftPortRefusedCalls() {
         return raftPortGuard.refusedCalls();
+    }
+
+    /** Whether the Raft port speaks mutual TLS. */
+    public boolean raftTlsEnabled() {
+        return raftTls != null;
+    }
+
+    /**
+     * Peer certificates refused since start (0 without TLS): a caller's on the Raft port, or a
+     * peer's when this node called it; not signed by the peer CA, expired, or not for the peer's host.
+     */
+    public long raftTlsRefusedCertificates() {
+        return raftTls == null ? 0 : raftTls.refusedCertificates();
     }
 
     /** The client id this node's proposals carry: the only writer its partitions accept. */

@@ -167,6 +167,13 @@ public final class NodeMetrics {
                         + " or a caller whose address is not a configured peer's")
                 .callback(cb -> cb.call(node.raftPortRefusedCalls()))
                 .register(registry);
+        CounterWithCallback.builder()
+                .name("cohort_raft_tls_refused_certificates_total")
+                .help("Peer certificates refused by the Raft port's mutual TLS since the node started: a caller's,"
+                        + " or a peer's when this node called it (not signed by the peer CA, expired, or not for"
+                        + " the peer's host); 0 without TLS")
+                .callback(cb -> cb.call(node.raftTlsRefusedCertificates()))
+                .register(registry);
     }
 
     private static void registerStatusGauge(PrometheusRegistry registry, CohortRaftNode node, String name,
