@@ -37,4 +37,21 @@ class ChaosIT {
         assertThat(result.passed()).as("chaos checkers (seed %d, report %s):%n%s", seed,
                 result.reportDir().resolve("report.txt"), result.describeViolations()).isTrue();
     }
+
+    /**
+     * The same scenario with mutual TLS on every Raft port: TLS connections through the fault
+     * proxies, re-handshakes after every kill, pause and cut. (Authorization on the client port is
+     * added to this run where the authorizer exists.)
+     */
+    @Test
+    void shortScenarioKeepsEveryPromiseWithRaftMutualTls() {
+        long seed = Long.getLong("cohort.chaos.seed", DEFAULT_SEED);
+        ChaosConfig config = ChaosConfig.shortScenario(seed, Path.of("target", "chaos-report")).withRaftTls();
+
+        ChaosRunner.Result result = new ChaosRunner(config).run();
+
+        assertThat(result.summary()).contains("raftTls=true");
+        assertThat(result.passed()).as("chaos checkers with Raft mTLS (seed %d, report %s):%n%s", seed,
+                result.reportDir().resolve("report.txt"), result.describeViolations()).isTrue();
+    }
 }

@@ -486,11 +486,19 @@ public final class CohortRaftNode implements AutoCloseable {
     }
 
     /**
-     * Peer certificates refused since start (0 without TLS): a caller's on the Raft port, or a
-     * peer's when this node called it; not signed by the peer CA, expired, or not for the peer's host.
+     * Certificates refused by the Raft port's TLS since start (0 without TLS): a caller's (not
+     * signed by the peer CA, or expired).
      */
-    public long raftTlsRefusedCertificates() {
-        return raftTls == null ? 0 : raftTls.refusedCertificates();
+    public long raftTlsRefusedCallerCertificates() {
+        return raftTls == null ? 0 : raftTls.refusedCallerCertificates();
+    }
+
+    /**
+     * Certificates refused since start (0 without TLS) of peers this node called: not signed by the
+     * peer CA, expired, or not naming the host dialled.
+     */
+    public long raftTlsRefusedPeerCertificates() {
+        return raftTls == null ? 0 : raftTls.refusedPeerCertificates();
     }
 
     /** The client id this node's proposals carry: the only writer its partitions accept. */

@@ -52,8 +52,13 @@ final class RaftTls {
         GrpcConfigKeys.TLS.setConf(parameters, config);
     }
 
-    /** Peer certificates refused since start: by the port (a caller's) or by this node's calls (a peer's). */
-    long refusedCertificates() {
-        return trustManager.refusedCertificates();
+    /** Certificates of callers of the Raft port refused since start. */
+    long refusedCallerCertificates() {
+        return trustManager.refusedClientCertificates();
+    }
+
+    /** Certificates of peers this node called, refused since start. */
+    long refusedPeerCertificates() {
+        return trustManager.refusedServerCertificates();
     }
 }

@@ -85,7 +85,8 @@ class RaftMutualTlsTest {
             }
             for (CohortRaftNode node : cluster.runningNodes()) {
                 assertThat(node.raftTlsEnabled()).isTrue();
-                assertThat(node.raftTlsRefusedCertificates()).isZero();
+                assertThat(node.raftTlsRefusedCallerCertificates()).isZero();
+                assertThat(node.raftTlsRefusedPeerCertificates()).isZero();
                 assertThat(node.raftPortRefusedCalls()).isZero();
             }
             // The port speaks TLS only: a plaintext call from a peer's address never reaches the guard or Ratis.
@@ -108,9 +109,13 @@ class RaftMutualTlsTest {
             cluster.useTls(2, certificateOf(rogueCa, 2, cluster.spec.peer(2), caFile));
             assertOutsiderGetsNothingAndDisturbsNoLeader(cluster);
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-                // Its calls to them (its client certificate) and theirs to it (its server certificate).
-                assertThat(cluster.node(0).raftTlsRefusedCertificates()).isPositive();
-                assertThat(cluster.node(1).raftTlsRefusedCertificates()).isPositive();
+                for (int id = 0; id < 2; id++) {
+                    // Its calls to them (votes: its client certificate) and theirs to it (appends: its server's).
+                    assertThat(cluster.node(id).raftTlsRefusedCallerCertificates()).as("node %d, callers", id)
+                            .isPositive();
+                    assertThat(cluster.node(id).raftTlsRefusedPeerCertificates()).as("node %d, peers", id)
+                            .isPositive();
+                }
             });
             assertTheSameNodeJoinsWithAPeerCertificate(cluster, caFile);
         }

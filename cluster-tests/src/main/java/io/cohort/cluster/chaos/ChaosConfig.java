@@ -18,9 +18,10 @@ import java.time.Duration;
  * @param committers independent committers (simple groups, generation -1), each with a reader
  * @param minLeaderKills leader kills the schedule must contain at least
  * @param reportDir where the report goes
+ * @param raftTls whether the nodes' Raft ports speak mutual TLS (a throwaway peer CA per run)
  */
 public record ChaosConfig(int nodes, int partitions, Duration faultPhase, long seed, int groups, int membersPerGroup,
-        int topicPartitions, int committers, int minLeaderKills, Path reportDir) {
+        int topicPartitions, int committers, int minLeaderKills, Path reportDir, boolean raftTls) {
     /** Members are removed after this long without a heartbeat: longer than any injected fault. */
     public static final Duration SESSION_TIMEOUT = Duration.ofSeconds(20);
     /** The fence probe's session: short, so the probe is expelled while it stays silent. */
@@ -30,19 +31,26 @@ public record ChaosConfig(int nodes, int partitions, Duration faultPhase, long s
 
     /** The short scenario of {@code mvn -B verify}: 3 nodes, about two minutes of faults. */
     public static ChaosConfig shortScenario(long seed, Path reportDir) {
-        return new ChaosConfig(3, 3, Duration.ofSeconds(70), seed, 2, 3, 12, 3, 10, reportDir);
+        return new ChaosConfig(3, 3, Duration.ofSeconds(70), seed, 2, 3, 12, 3, 10, reportDir, false);
     }
 
     /** A long run for scripts/chaos.sh. */
     public static ChaosConfig longRun(int nodes, Duration faultPhase, long seed, Path reportDir) {
         int kills = (int) Math.max(10, faultPhase.toSeconds() / 10);
-        return new ChaosConfig(nodes, Math.max(3, nodes), faultPhase, seed, 3, 4, 12, 4, kills, reportDir);
+        return new ChaosConfig(nodes, Math.max(3, nodes), faultPhase, seed, 3, 4, 12, 4, kills, reportDir, false);
+    }
+
+    /** This run with mutual TLS on the Raft ports. */
+    public ChaosConfig withRaftTls() {
+        return new ChaosConfig(nodes, partitions, faultPhase, seed, groups, membersPerGroup, topicPartitions, committers,
+                minLeaderKills, reportDir, true);
     }
 
     @Override
     public String toString() {
         return "nodes=" + nodes + " partitions=" + partitions + " faultPhase=" + faultPhase.toSeconds() + "s seed=" + seed
                 + " groups=" + groups + "x" + membersPerGroup + " members (topic of " + topicPartitions
-                + " partitions) committers=" + committers + " minLeaderKills=" + minLeaderKills;
+                + " partitions) committers=" + committers + " minLeaderKills=" + minLeaderKills
+                + " raftTls=" + raftTls;
     }
 }

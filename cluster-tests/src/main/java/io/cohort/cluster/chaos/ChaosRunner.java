@@ -72,14 +72,20 @@ public final class ChaosRunner {
     public Result run() {
         line("chaos run: " + config);
         line("replay with: scripts/chaos.sh --nodes " + config.nodes() + " --minutes "
-                + Math.max(1, config.faultPhase().toMinutes()) + " --seed " + config.seed());
+                + Math.max(1, config.faultPhase().toMinutes()) + " --seed " + config.seed()
+                + (config.raftTls() ? " --tls" : ""));
         List<Nemesis.Step> schedule = Nemesis.schedule(config);
         Map<String, List<String>> violations = new LinkedHashMap<>();
-        ProcessCluster cluster = ProcessCluster.builder().nodes(config.nodes()).partitions(config.partitions())
+        ProcessCluster.Builder builder = ProcessCluster.builder().nodes(config.nodes()).partitions(config.partitions())
                 .faultyNetwork().set("group.initial.rebalance.delay.ms", 500)
                 // The fence probe uses a 3 s session; Kafka's default minimum is 6 s.
                 .set("group.min.session.timeout.ms", 1_000)
-                .name("cluster").baseDir(runDir).clusterId("chaos").start();
+                .name("cluster").baseDir(runDir).clusterId("chaos");
+        if (config.raftTls()) {
+            // TLS through the link proxies: they forward bytes, the nodes do the handshakes.
+            builder.raftTls();
+        }
+        ProcessCluster cluster = builder.start();
         boolean passed = false;
         try (ChaosHistory history = new ChaosHistory(runDir.resolve("history.jsonl"))) {
             cluster.awaitStableLeaders(SETTLE);
@@ -317,25 +323,30 @@ public final class ChaosRunner {
         }
     }
 
-    /** {@code --nodes N --minutes M --seed S [--report-dir D]}; exits 1 on any violation. */
+    /** {@code --nodes N --minutes M --seed S [--report-dir D] [--tls]}; exits 1 on any violation. */
     public static void main(String[] args) {
         int nodes = 5;
         double minutes = 10;
         long seed = System.currentTimeMillis() % 100_000;
         Path reportDir = Path.of("target", "chaos-report");
+        boolean raftTls = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--nodes" -> nodes = Integer.parseInt(args[++i]);
                 case "--minutes" -> minutes = Double.parseDouble(args[++i]);
                 case "--seed" -> seed = Long.parseLong(args[++i]);
                 case "--report-dir" -> reportDir = Path.of(args[++i]);
+                case "--tls" -> raftTls = true;
                 default -> {
-                    System.err.println("usage: ChaosRunner [--nodes N] [--minutes M] [--seed S] [--report-dir D]");
+                    System.err.println("usage: ChaosRunner [--nodes N] [--minutes M] [--seed S] [--report-dir D] [--tls]");
                     System.exit(2);
                 }
             }
         }
         ChaosConfig config = ChaosConfig.longRun(nodes, Duration.ofSeconds((long) (minutes * 60)), seed, reportDir);
+        if (raftTls) {
+            config = config.withRaftTls();
+        }
         Result result = new ChaosRunner(config).run();
         System.out.println(result.passed() ? "[chaos] PASSED" : "[chaos] FAILED\n" + result.describeViolations());
         System.exit(result.passed() ? 0 : 1);

@@ -169,10 +169,14 @@ public final class NodeMetrics {
                 .register(registry);
         CounterWithCallback.builder()
                 .name("cohort_raft_tls_refused_certificates_total")
-                .help("Peer certificates refused by the Raft port's mutual TLS since the node started: a caller's,"
-                        + " or a peer's when this node called it (not signed by the peer CA, expired, or not for"
-                        + " the peer's host); 0 without TLS")
-                .callback(cb -> cb.call(node.raftTlsRefusedCertificates()))
+                .help("Certificates refused by the Raft port's mutual TLS since the node started (not signed by"
+                        + " the peer CA, expired, or not for the peer's host); side=caller: presented to this node's"
+                        + " Raft port, side=peer: presented by a peer this node called; 0 without TLS")
+                .labelNames("side")
+                .callback(cb -> {
+                    cb.call(node.raftTlsRefusedCallerCertificates(), "caller");
+                    cb.call(node.raftTlsRefusedPeerCertificates(), "peer");
+                })
                 .register(registry);
     }
 

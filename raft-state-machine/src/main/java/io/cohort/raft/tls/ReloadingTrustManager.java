@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * old CA). The checks themselves are the JDK's PKIX validation, including the host name check of
  * the server's certificate when the connecting side asks for it (gRPC does).
  *
- * <p>Every certificate it refuses is counted ({@link #refusedCertificates()}) and logged at WARN,
+ * <p>Every certificate it refuses is counted ({@link #refusedClientCertificates()},
+ * {@link #refusedServerCertificates()}) and logged at WARN,
  * at most once per {@value #REFUSAL_LOG_INTERVAL_MS} ms: a process knocking with a foreign
  * certificate must not fill the disk with our log.
  */
@@ -33,7 +34,8 @@ public final class ReloadingTrustManager extends X509ExtendedTrustManager {
     private final String name;
     private final WatchedFiles files;
     private volatile X509ExtendedTrustManager delegate;
-    private final AtomicLong refused = new AtomicLong();
+    private final AtomicLong refusedClients = new AtomicLong();
+    private final AtomicLong refusedServers = new AtomicLong();
     private final AtomicLong lastRefusalLoggedMs = new AtomicLong();
 
     private ReloadingTrustManager(String name, WatchedFiles files, X509ExtendedTrustManager delegate) {
@@ -76,9 +78,14 @@ public final class ReloadingTrustManager extends X509ExtendedTrustManager {
         }
     }
 
-    /** Certificates refused since start: not signed by a trusted CA, expired, or for another host. */
-    public long refusedCertificates() {
-        return refused.get();
+    /** Client certificates (of callers of our port) refused since start: not signed by a trusted CA, or expired. */
+    public long refusedClientCertificates() {
+        return refusedClients.get();
+    }
+
+    /** Server certificates (of the sides we called) refused since start: untrusted CA, expired, or another host. */
+    public long refusedServerCertificates() {
+        return refusedServers.get();
     }
 
     private X509ExtendedTrustManager current() {
@@ -99,7 +106,7 @@ public final class ReloadingTrustManager extends X509ExtendedTrustManager {
     }
 
     private CertificateException refusedBecause(String side, X509Certificate[] chain, CertificateException e) {
-        long count = refused.incrementAndGet();
+        long count = (side.equals("client") ? refusedClients : refusedServers).incrementAndGet();
         long nowMs = System.currentTimeMillis();
         long loggedMs = lastRefusalLoggedMs.get();
         if (nowMs - loggedMs >= REFUSAL_LOG_INTERVAL_MS && lastRefusalLoggedMs.compareAndSet(loggedMs, nowMs)) {
