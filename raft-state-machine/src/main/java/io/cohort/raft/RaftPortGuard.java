@@ -65,10 +65,6 @@ final class RaftPortGuard implements ServerInterceptor, GrpcServices.Customizer 
 
     private final boolean checkPeerCertificates;
 
-    RaftPortGuard(List<NodeAddress> peers) {
-        this(peers, false);
-    }
-
     /** @param checkPeerCertificates whether calls come over mutual TLS, whose certificate must name a peer host */
     RaftPortGuard(List<NodeAddress> peers, boolean checkPeerCertificates) {
         this.checkPeerCertificates = checkPeerCertificates;
