@@ -6,6 +6,7 @@ import io.cohort.core.shard.Result;
 import io.cohort.raft.CohortRaftNode;
 import io.cohort.raft.NodeAddress;
 import io.cohort.raft.PartitionListener;
+import io.cohort.raft.RaftPortOptions;
 import io.cohort.raft.net.ConnectionBudget;
 import io.cohort.server.metrics.NodeMetricsRegistry;
 import io.cohort.server.rpc.ClusterAdminService;
@@ -111,7 +112,8 @@ public final class CohortServer implements AutoCloseable {
             parked = new ParkedCalls();
             CompletableFuture<String> storageFailed = new CompletableFuture<>();
             node = CohortRaftNode.start(config.nodeId(), config.clusterSpec(), config.dataDir(), config.raftTuning(),
-                    config.connectionLimits(), new StorageFailureListener(metrics.instrument(parked), storageFailed));
+                    new RaftPortOptions(config.connectionLimits(), config.raftTls()),
+                    new StorageFailureListener(metrics.instrument(parked), storageFailed));
             metrics.registerNode(node);
             HealthStatusManager health = new HealthStatusManager();
             health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.NOT_SERVING);

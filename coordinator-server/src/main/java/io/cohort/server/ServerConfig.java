@@ -4,6 +4,7 @@ import io.cohort.core.GroupConfig;
 import io.cohort.core.StateLimits;
 import io.cohort.raft.ClusterSpec;
 import io.cohort.raft.NodeAddress;
+import io.cohort.raft.RaftTlsSettings;
 import io.cohort.raft.RaftTuning;
 import io.cohort.raft.net.ConnectionLimits;
 import java.io.IOException;
@@ -40,10 +41,11 @@ import java.util.regex.Pattern;
  * @param raftTuning  the Ratis settings ({@link RaftTuning#defaults()} with the configured overrides)
  * @param groupConfig the group coordinator settings (fixed at creation)
  * @param connectionLimits the bounds on the client and Raft ports' connections
+ * @param raftTls     mutual TLS on the Raft port ({@code raft.tls.*}), or {@link RaftTlsSettings#DISABLED}
  */
 public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers, Path dataDir, Path logDir,
                            int partitions, int metricsPort, RaftTuning raftTuning, GroupConfig groupConfig,
-                           ConnectionLimits connectionLimits) {
+                           ConnectionLimits connectionLimits, RaftTlsSettings raftTls) {
 
     public static final String NODE_ID = "node.id";
     public static final String CLUSTER_ID = "cluster.id";
@@ -76,6 +78,10 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
     public static final String RAFT_MAX_CONNECTIONS = "raft.max.connections";
     public static final String RAFT_IDLE_TIMEOUT_MS = "raft.connection.idle.timeout.ms";
     public static final String HANDSHAKE_TIMEOUT_MS = "connection.handshake.timeout.ms";
+    public static final String RAFT_TLS_ENABLED = "raft.tls.enabled";
+    public static final String RAFT_TLS_CERT = "raft.tls.cert";
+    public static final String RAFT_TLS_KEY = "raft.tls.key";
+    public static final String RAFT_TLS_CA = "raft.tls.ca";
 
     /** Every key a node accepts, in documentation order. */
     public static final List<String> KEYS = List.of(NODE_ID, CLUSTER_ID, PEERS, DATA_DIR, LOG_DIR, PARTITIONS,
@@ -86,7 +92,7 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             OFFSETS_RETENTION_MINUTES, OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES,
             GROUP_MAX_OFFSETS, PARTITION_MAX_GROUPS, PARTITION_MAX_OFFSETS, PARTITION_MAX_METADATA_BYTES,
             CLIENT_MAX_CONNECTIONS, CLIENT_IDLE_TIMEOUT_MS, RAFT_MAX_CONNECTIONS, RAFT_IDLE_TIMEOUT_MS,
-            HANDSHAKE_TIMEOUT_MS);
+            HANDSHAKE_TIMEOUT_MS, RAFT_TLS_ENABLED, RAFT_TLS_CERT, RAFT_TLS_KEY, RAFT_TLS_CA);
 
     private static final Pattern CLUSTER_ID_PATTERN = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
@@ -139,6 +145,12 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
         out.put(RAFT_MAX_CONNECTIONS, Integer.toString(connectionLimits.raftMaxConnections()));
         out.put(RAFT_IDLE_TIMEOUT_MS, Long.toString(connectionLimits.raftIdleTimeoutMs()));
         out.put(HANDSHAKE_TIMEOUT_MS, Long.toString(connectionLimits.handshakeTimeoutMs()));
+        out.put(RAFT_TLS_ENABLED, Boolean.toString(raftTls.enabled()));
+        if (raftTls.enabled()) {
+            out.put(RAFT_TLS_CERT, raftTls.certFile().toString());
+            out.put(RAFT_TLS_KEY, raftTls.keyFile().toString());
+            out.put(RAFT_TLS_CA, raftTls.caFile().toString());
+        }
         return out;
     }
 
@@ -223,7 +235,7 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             Path dataDir = path(DATA_DIR, CohortDefaults.dataDir(nodeId));
             Path logDir = path(LOG_DIR, CohortDefaults.LOG_DIR);
             return new ServerConfig(nodeId, clusterId, peers, dataDir, logDir, partitions, metricsPort,
-                    raftTuning(), groupConfig(), connectionLimits());
+                    raftTuning(), groupConfig(), connectionLimits(), raftTls());
         }
 
         /** Upper bounds: a connection limit past 1,000,000 or a timeout past a day is a typo. */
@@ -234,6 +246,39 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
                     intValue(RAFT_MAX_CONNECTIONS, ConnectionLimits.DEFAULT_RAFT_MAX_CONNECTIONS, 1, 1_000_000),
                     longValue(RAFT_IDLE_TIMEOUT_MS, ConnectionLimits.DEFAULT_RAFT_IDLE_TIMEOUT_MS, 1, 86_400_000),
                     longValue(HANDSHAKE_TIMEOUT_MS, ConnectionLimits.DEFAULT_HANDSHAKE_TIMEOUT_MS, 1, 86_400_000));
+        }
+
+        /**
+         * {@code raft.tls.enabled=true} needs the three PEM files, each a readable file; the files
+         * without the switch are refused too, so that a node never runs plaintext while its
+         * operator believes it is not.
+         */
+        private RaftTlsSettings raftTls() {
+            boolean enabled = booleanValue(RAFT_TLS_ENABLED, false);
+            List<String> files = List.of(RAFT_TLS_CERT, RAFT_TLS_KEY, RAFT_TLS_CA);
+            if (!enabled) {
+                for (String key : files) {
+                    if (values.containsKey(key)) {
+                        throw new ConfigException(key + " is set (from " + source(key) + ") but " + RAFT_TLS_ENABLED
+                                + " is not true: set " + RAFT_TLS_ENABLED + "=true to use it, or remove it");
+                    }
+                }
+                return RaftTlsSettings.DISABLED;
+            }
+            Path[] paths = new Path[files.size()];
+            for (int i = 0; i < files.size(); i++) {
+                String key = files.get(i);
+                if (!values.containsKey(key)) {
+                    throw new ConfigException(RAFT_TLS_ENABLED + "=true (from " + source(RAFT_TLS_ENABLED) + ") needs "
+                            + key + ": " + String.join(", ", files) + " name this node's peer certificate, its key and "
+                            + "the peer CA (PEM files)");
+                }
+                paths[i] = path(key, null);
+                if (!Files.isRegularFile(paths[i]) || !Files.isReadable(paths[i])) {
+                    throw invalid(key, "not a readable file");
+                }
+            }
+            return RaftTlsSettings.mutual(paths[0], paths[1], paths[2]);
         }
 
         private RaftTuning raftTuning() {

@@ -72,7 +72,8 @@ public final class ChaosRunner {
     public Result run() {
         line("chaos run: " + config);
         line("replay with: scripts/chaos.sh --nodes " + config.nodes() + " --minutes "
-                + Math.max(1, config.faultPhase().toMinutes()) + " --seed " + config.seed());
+                + Math.max(1, config.faultPhase().toMinutes()) + " --seed " + config.seed()
+                + (config.raftTls() ? " --tls" : ""));
         List<Nemesis.Step> schedule = Nemesis.schedule(config);
         Map<String, List<String>> violations = new LinkedHashMap<>();
         ProcessCluster.Builder builder = ProcessCluster.builder().nodes(config.nodes()).partitions(config.partitions())
@@ -83,6 +84,10 @@ public final class ChaosRunner {
                 .name("cluster").baseDir(runDir).clusterId("chaos");
         if (config.diskFull()) {
             builder.smallDisk(config.diskFullNode(), ChaosConfig.SMALL_DISK_BYTES);
+        }
+        if (config.raftTls()) {
+            // TLS through the link proxies: they forward bytes, the nodes do the handshakes.
+            builder.raftTls();
         }
         ProcessCluster cluster = builder.start();
         boolean passed = false;
@@ -322,13 +327,14 @@ public final class ChaosRunner {
         }
     }
 
-    /** {@code --nodes N --minutes M --seed S [--report-dir D] [--no-disk-full]}; exits 1 on any violation. */
+    /** {@code --nodes N --minutes M --seed S [--report-dir D] [--no-disk-full] [--tls]}; exits 1 on any violation. */
     public static void main(String[] args) {
         int nodes = 5;
         double minutes = 10;
         long seed = System.currentTimeMillis() % 100_000;
         Path reportDir = Path.of("target", "chaos-report");
         boolean diskFull = true;
+        boolean raftTls = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--nodes" -> nodes = Integer.parseInt(args[++i]);
@@ -336,9 +342,10 @@ public final class ChaosRunner {
                 case "--seed" -> seed = Long.parseLong(args[++i]);
                 case "--report-dir" -> reportDir = Path.of(args[++i]);
                 case "--no-disk-full" -> diskFull = false;
+                case "--tls" -> raftTls = true;
                 default -> {
                     System.err.println("usage: ChaosRunner [--nodes N] [--minutes M] [--seed S] [--report-dir D]"
-                            + " [--no-disk-full]");
+                            + " [--no-disk-full] [--tls]");
                     System.exit(2);
                 }
             }
@@ -346,6 +353,9 @@ public final class ChaosRunner {
         ChaosConfig config = ChaosConfig.longRun(nodes, Duration.ofSeconds((long) (minutes * 60)), seed, reportDir);
         if (!diskFull) {
             config = config.withoutDiskFull();
+        }
+        if (raftTls) {
+            config = config.withRaftTls();
         }
         Result result = new ChaosRunner(config).run();
         System.out.println(result.passed() ? "[chaos] PASSED" : "[chaos] FAILED\n" + result.describeViolations());
