@@ -36,12 +36,17 @@ import io.cohort.api.v1.TransferLeadershipResponse;
 import io.cohort.client.internal.Backoff;
 import io.cohort.client.internal.Endpoint;
 import io.cohort.client.internal.Partitioner;
+import io.cohort.client.internal.TlsDiagnosis;
+import io.grpc.ChannelCredentials;
 import io.grpc.ConnectivityState;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.TlsChannelCredentials;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -89,6 +94,8 @@ public final class CohortClient implements AutoCloseable {
     private final Duration requestTimeout;
     private final Duration apiTimeout;
     private final Backoff backoff;
+    private final TlsDiagnosis.ClientTls tls;
+    private final ChannelCredentials credentials;
 
     private final ConcurrentMap<Endpoint, ManagedChannel> channels = new ConcurrentHashMap<>();
     private final ConcurrentMap<Integer, Coordinator> coordinatorByPartition = new ConcurrentHashMap<>();
@@ -107,6 +114,26 @@ public final class CohortClient implements AutoCloseable {
         this.requestTimeout = builder.requestTimeout;
         this.apiTimeout = builder.apiTimeout;
         this.backoff = new Backoff(builder.retryBackoff.toMillis(), builder.retryBackoffMax.toMillis());
+        this.tls = new TlsDiagnosis.ClientTls(builder.caCert, builder.cert, builder.key);
+        this.credentials = credentials(tls);
+    }
+
+    /** Plaintext, or TLS trusting {@code caCert} only and presenting {@code cert}/{@code key} if given. */
+    private static ChannelCredentials credentials(TlsDiagnosis.ClientTls tls) {
+        if (!tls.enabled()) {
+            return InsecureChannelCredentials.create();
+        }
+        try {
+            TlsChannelCredentials.Builder builder = TlsChannelCredentials.newBuilder().trustManager(tls.caCert().toFile());
+            if (tls.cert() != null) {
+                builder.keyManager(tls.cert().toFile(), tls.key().toFile());
+            }
+            return builder.build();
+        } catch (java.io.IOException | RuntimeException e) {
+            throw new IllegalArgumentException("cannot use the TLS files (--cacert " + tls.caCert()
+                    + (tls.cert() == null ? "" : ", --cert " + tls.cert() + ", --key " + tls.key()) + "): "
+                    + e.getMessage(), e);
+        }
     }
 
     public static Builder builder() {
@@ -526,7 +553,7 @@ public final class CohortClient implements AutoCloseable {
                     coordinatorByPartition.remove(partition, coordinator);
                 }
             } catch (StatusRuntimeException e) {
-                lastFailure = retriableTransportFailure(e, coordinator);
+                lastFailure = retriableTransportFailure(e, coordinator, endpointOf(coordinator));
                 coordinatorByPartition.remove(partition, coordinator);
             }
             if (!sleepBeforeRetry(attempt, deadline)) {
@@ -539,9 +566,16 @@ public final class CohortClient implements AutoCloseable {
         }
     }
 
-    /** Returns the failure if the gRPC status is worth a retry; throws the right exception if not. */
-    private RuntimeException retriableTransportFailure(StatusRuntimeException e, Object target) {
+    /**
+     * Returns the failure if the gRPC status is worth a retry; throws the right exception if not,
+     * among them a TLS mismatch with {@code endpoint}, which no retry mends.
+     */
+    private RuntimeException retriableTransportFailure(StatusRuntimeException e, Object target, Endpoint endpoint) {
         Status.Code code = e.getStatus().getCode();
+        String tlsProblem = TlsDiagnosis.explain(e, endpoint, tls);
+        if (tlsProblem != null) {
+            throw new TransportSecurityException(tlsProblem, e);
+        }
         switch (code) {
             case UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, ABORTED -> {
                 LOG.debug("{} failed with {}; retrying", target, code);
@@ -581,7 +615,7 @@ public final class CohortClient implements AutoCloseable {
                 }
                 lastError = found.getErrorCode() + " from " + endpoint + ": " + found.getErrorMessage();
             } catch (StatusRuntimeException e) {
-                lastFailure = retriableTransportFailure(e, endpoint);
+                lastFailure = retriableTransportFailure(e, endpoint, endpoint);
                 lastError = e.getStatus().getCode() + " from " + endpoint;
             }
             if (!sleepBeforeRetry(attempt, deadline)) {
@@ -604,7 +638,7 @@ public final class CohortClient implements AutoCloseable {
                     return result;
                 }
             } catch (StatusRuntimeException e) {
-                lastFailure = retriableTransportFailure(e, endpoint);
+                lastFailure = retriableTransportFailure(e, endpoint, endpoint);
             }
             if (!sleepBeforeRetry(attempt, deadline)) {
                 throw new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, "no node answered " + what
@@ -652,7 +686,7 @@ public final class CohortClient implements AutoCloseable {
                         status.getPartitionCount(), endpoint);
                 return new Topology(status.getPartitionCount(), Map.copyOf(nodes));
             } catch (StatusRuntimeException e) {
-                lastFailure = retriableTransportFailure(e, endpoint);
+                lastFailure = retriableTransportFailure(e, endpoint, endpoint);
             }
             if (!sleepBeforeRetry(attempt, deadline)) {
                 throw new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, "no bootstrap node answered within "
@@ -692,7 +726,7 @@ public final class CohortClient implements AutoCloseable {
     private ManagedChannel channel(Endpoint endpoint) {
         checkOpen();
         ManagedChannel channel = channels.computeIfAbsent(endpoint, e -> Grpc.newChannelBuilderForAddress(e.host(),
-                e.port(), InsecureChannelCredentials.create()).userAgent("cohort-client/" + clientId).build());
+                e.port(), credentials).userAgent("cohort-client/" + clientId).build());
         if (channel.getState(false) == ConnectivityState.TRANSIENT_FAILURE) {
             channel.resetConnectBackoff();
         }
@@ -731,8 +765,39 @@ public final class CohortClient implements AutoCloseable {
         private Duration apiTimeout = Duration.ofSeconds(60);
         private Duration retryBackoff = Duration.ofMillis(50);
         private Duration retryBackoffMax = Duration.ofMillis(250);
+        private Path caCert;
+        private Path cert;
+        private Path key;
 
         private Builder() {
+        }
+
+        /**
+         * Speaks TLS, trusting the node certificates signed by a CA in {@code caCert} (PEM) and no
+         * other; presents {@code cert} with {@code key} (PEM, PKCS#8) as the client certificate if
+         * both are non-null (for nodes with {@code tls.client.auth=required|optional}). The CLI's
+         * {@code --cacert/--cert/--key}. Without this call the client speaks plaintext.
+         */
+        public Builder tls(Path caCert, Path cert, Path key) {
+            Objects.requireNonNull(caCert, "caCert (the CA that signed the nodes' certificates)");
+            if ((cert == null) != (key == null)) {
+                throw new IllegalArgumentException("a client certificate needs both cert and key, got "
+                        + (cert == null ? "only key " + key : "only cert " + cert));
+            }
+            for (Path file : new Path[] {caCert, cert, key}) {
+                if (file != null && !Files.isReadable(file)) {
+                    throw new IllegalArgumentException("TLS file " + file + " does not exist or is not readable");
+                }
+            }
+            this.caCert = caCert;
+            this.cert = cert;
+            this.key = key;
+            return this;
+        }
+
+        /** TLS without a client certificate: {@link #tls(Path, Path, Path)} with {@code caCert} only. */
+        public Builder tls(Path caCert) {
+            return tls(caCert, null, null);
         }
 
         /** Nodes to learn the cluster from, as {@code host:port} (client ports); at least one. */

@@ -4,6 +4,8 @@ import io.cohort.core.GroupConfig;
 import io.cohort.raft.ClusterSpec;
 import io.cohort.raft.NodeAddress;
 import io.cohort.raft.RaftTuning;
+import io.cohort.server.tls.ClientTlsConfig;
+import io.cohort.server.tls.ClientTlsSettings;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -37,9 +39,12 @@ import java.util.regex.Pattern;
  * @param metricsPort the HTTP port of /metrics; 0 picks a free port, -1 disables the endpoint
  * @param raftTuning  the Ratis settings ({@link RaftTuning#defaults()} with the configured overrides)
  * @param groupConfig the group coordinator settings (fixed at creation)
+ * @param metricsHost the address /metrics binds to (default: this node's host from the peers)
+ * @param clientTls   TLS of the client port and /metrics (keys {@code tls.*}, {@code metrics.tls.enabled})
  */
 public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers, Path dataDir, Path logDir,
-                           int partitions, int metricsPort, RaftTuning raftTuning, GroupConfig groupConfig) {
+                           int partitions, int metricsPort, RaftTuning raftTuning, GroupConfig groupConfig,
+                           String metricsHost, ClientTlsConfig clientTls) {
 
     public static final String NODE_ID = "node.id";
     public static final String CLUSTER_ID = "cluster.id";
@@ -63,6 +68,14 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
     public static final String OFFSETS_RETENTION_MINUTES = "offsets.retention.minutes";
     public static final String OFFSETS_RETENTION_CHECK_INTERVAL_MS = "offsets.retention.check.interval.ms";
     public static final String OFFSET_METADATA_MAX_BYTES = "offset.metadata.max.bytes";
+    public static final String METRICS_HOST = "metrics.host";
+    public static final String METRICS_TLS_ENABLED = "metrics.tls.enabled";
+    public static final String TLS_ENABLED = "tls.enabled";
+    public static final String TLS_CERT = "tls.cert";
+    public static final String TLS_KEY = "tls.key";
+    public static final String TLS_CA = "tls.ca";
+    public static final String TLS_CLIENT_AUTH = "tls.client.auth";
+    public static final String TLS_RELOAD_CHECK_INTERVAL_MS = "tls.reload.check.interval.ms";
 
     /** Every key a node accepts, in documentation order. */
     public static final List<String> KEYS = List.of(NODE_ID, CLUSTER_ID, PEERS, DATA_DIR, LOG_DIR, PARTITIONS,
@@ -70,7 +83,9 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             BATCH_MAX_COMMANDS, BATCH_MAX_IN_FLIGHT_ENTRIES, LOG_METADATA_ENABLED, APPENDER_WAIT_MIN_MS,
             BATCH_LINGER_MAX_US,
             MIN_SESSION_TIMEOUT_MS, MAX_SESSION_TIMEOUT_MS, INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE,
-            OFFSETS_RETENTION_MINUTES, OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES);
+            OFFSETS_RETENTION_MINUTES, OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES,
+            METRICS_HOST, METRICS_TLS_ENABLED, TLS_ENABLED, TLS_CERT, TLS_KEY, TLS_CA, TLS_CLIENT_AUTH,
+            TLS_RELOAD_CHECK_INTERVAL_MS);
 
     private static final Pattern CLUSTER_ID_PATTERN = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
@@ -113,6 +128,8 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
         out.put(OFFSETS_RETENTION_MINUTES, Long.toString(groupConfig.offsetsRetentionMs() / 60_000L));
         out.put(OFFSETS_RETENTION_CHECK_INTERVAL_MS, Long.toString(groupConfig.offsetsRetentionCheckIntervalMs()));
         out.put(OFFSET_METADATA_MAX_BYTES, Integer.toString(groupConfig.offsetMetadataMaxBytes()));
+        out.put(METRICS_HOST, metricsHost);
+        ClientTlsSettings.describe(clientTls, out);
         return out;
     }
 
@@ -196,8 +213,10 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             }
             Path dataDir = path(DATA_DIR, CohortDefaults.dataDir(nodeId));
             Path logDir = path(LOG_DIR, CohortDefaults.LOG_DIR);
+            String metricsHost = string(METRICS_HOST, self.host());
+            ClientTlsConfig clientTls = ClientTlsSettings.parse(values::get, this::source);
             return new ServerConfig(nodeId, clusterId, peers, dataDir, logDir, partitions, metricsPort,
-                    raftTuning(), groupConfig());
+                    raftTuning(), groupConfig(), metricsHost, clientTls);
         }
 
         private RaftTuning raftTuning() {
