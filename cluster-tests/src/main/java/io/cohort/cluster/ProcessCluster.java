@@ -78,6 +78,8 @@ public final class ProcessCluster implements AutoCloseable {
 
     private final Path serverJar;
     private final Path runDir;
+    /** How {@link #channel} talks to the client ports: plaintext unless the nodes run TLS. */
+    private final io.grpc.ChannelCredentials clientCredentials;
     private final int partitions;
     private final String clusterId;
     private final Map<String, String> settings;
@@ -91,6 +93,7 @@ public final class ProcessCluster implements AutoCloseable {
     private ProcessCluster(Builder builder, Path runDir) {
         this.serverJar = builder.serverJar;
         this.runDir = runDir;
+        this.clientCredentials = builder.clientCredentials;
         this.partitions = builder.partitions;
         this.clusterId = builder.clusterId;
         this.settings = new LinkedHashMap<>(builder.settings);
@@ -311,12 +314,12 @@ public final class ProcessCluster implements AutoCloseable {
         }
     }
 
-    /** A plaintext channel to node {@code nodeId}'s client port; a fresh one after each (re)start. */
+    /** A channel (plaintext, or the builder's clientCredentials) to node {@code nodeId}'s client port; a fresh one after each (re)start. */
     public ManagedChannel channel(int nodeId) {
         Node node = node(nodeId);
         synchronized (node) {
             if (node.channel == null) {
-                node.channel = Grpc.newChannelBuilderForAddress(HOST, node.clientPort, InsecureChannelCredentials.create())
+                node.channel = Grpc.newChannelBuilderForAddress(HOST, node.clientPort, clientCredentials)
                         .build();
             }
             return node.channel;
@@ -754,6 +757,7 @@ public final class ProcessCluster implements AutoCloseable {
         private Path baseDir = Path.of(System.getProperty(BASE_DIR_PROPERTY, "target/cluster-tests"));
         private Duration startTimeout = Duration.ofSeconds(90);
         private boolean faultyNetwork;
+        private io.grpc.ChannelCredentials clientCredentials = InsecureChannelCredentials.create();
 
         private Builder() {
         }
@@ -773,6 +777,12 @@ public final class ProcessCluster implements AutoCloseable {
             String configured = System.getProperty(SERVER_JAR_PROPERTY);
             return (configured != null ? Path.of(configured)
                     : Path.of("..", "coordinator-server", "target", "cohort-server.jar")).toAbsolutePath().normalize();
+        }
+
+        /** The credentials of the cluster's own channels to the client ports, for nodes run with {@code tls.*}. */
+        public Builder clientCredentials(io.grpc.ChannelCredentials credentials) {
+            this.clientCredentials = credentials;
+            return this;
         }
 
         public Builder nodes(int count) {
