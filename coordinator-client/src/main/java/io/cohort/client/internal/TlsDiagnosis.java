@@ -30,6 +30,8 @@ import javax.net.ssl.X509TrustManager;
 public final class TlsDiagnosis {
     /** How long the probe may take; a node that answers RPCs answers a handshake much sooner. */
     static final int PROBE_TIMEOUT_MS = 2_000;
+    /** What grpc-java (1.85) reports when the peer closes the connection on the client's first bytes. */
+    static final String PLAINTEXT_AGAINST_TLS = "Network closed for unknown reason";
 
     /** The client's TLS files, for messages; all null for a plaintext client. */
     public record ClientTls(Path caCert, Path cert, Path key) {
@@ -53,7 +55,11 @@ public final class TlsDiagnosis {
     }
 
     private static String explainPlaintextClient(StatusRuntimeException failure, Endpoint endpoint) {
-        if (causedBy(failure, ConnectException.class) != null || !speaksTls(endpoint)) {
+        // Only the failure a TLS node causes is worth a probe: a node that is down refuses the
+        // connection, a paused one times out, and neither should wait for a handshake.
+        String description = String.valueOf(failure.getStatus().getDescription());
+        if (causedBy(failure, ConnectException.class) != null || !description.contains(PLAINTEXT_AGAINST_TLS)
+                || !speaksTls(endpoint)) {
             return null;
         }
         return "node " + endpoint + " requires TLS: this client speaks plaintext (use --cacert CA.pem, "
