@@ -105,6 +105,17 @@ class TlsClientTest {
     }
 
     @Test
+    void tlsClientAgainstAPlaintextNodeFailsAtOnceSayingItDoesNotSpeakTls() {
+        try (LocalCluster plaintext = LocalCluster.start(root.resolve("plaintext"), 1, 1);
+             CohortClient client = CohortClient.builder().bootstrap(plaintext.bootstrap()).apiTimeout(API_TIMEOUT)
+                     .tls(caFile, clientCert, clientKey).build()) {
+            assertThatThrownBy(client::partitionCount)
+                    .isInstanceOf(TransportSecurityException.class)
+                    .hasMessageContaining("node " + plaintext.endpoint(1) + " does not speak TLS");
+        }
+    }
+
+    @Test
     void missingTlsFileIsRefusedByTheBuilder() {
         assertThatThrownBy(() -> client().tls(root.resolve("nope.pem")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("nope.pem does not exist");
