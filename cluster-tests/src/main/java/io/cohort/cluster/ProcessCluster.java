@@ -78,6 +78,8 @@ public final class ProcessCluster implements AutoCloseable {
 
     private final Path serverJar;
     private final Path runDir;
+    /** Replaced by the node id in setting values. */
+    static final String NODE_ID_PLACEHOLDER = "<id>";
     /** How {@link #channel} talks to the client ports: plaintext unless the nodes run TLS. */
     private final io.grpc.ChannelCredentials clientCredentials;
     private final int partitions;
@@ -600,7 +602,7 @@ public final class ProcessCluster implements AutoCloseable {
                 "--metrics-port", String.valueOf(node.metricsPort)));
         for (Map.Entry<String, String> setting : settings.entrySet()) {
             command.add("--set");
-            command.add(setting.getKey() + "=" + setting.getValue());
+            command.add(setting.getKey() + "=" + setting.getValue().replace(NODE_ID_PLACEHOLDER, String.valueOf(node.id)));
         }
         return command;
     }
@@ -809,7 +811,10 @@ public final class ProcessCluster implements AutoCloseable {
             return this;
         }
 
-        /** A server setting passed to every node as {@code --set key=value}. */
+        /**
+         * A server setting passed to every node as {@code --set key=value}; {@code <id>} in the value
+         * becomes the node's id (per-node files: {@code tls.cert=.../node-<id>.pem}).
+         */
         public Builder set(String key, Object value) {
             settings.put(key, String.valueOf(value));
             return this;

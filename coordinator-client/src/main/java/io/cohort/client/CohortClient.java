@@ -587,11 +587,31 @@ public final class CohortClient implements AutoCloseable {
                 }
                 return e;
             }
+            case UNKNOWN -> {
+                // Over TLS, a call written to a connection the node just dropped (killed, restarting)
+                // fails as UNKNOWN "channel closed" (grpc-netty maps the ClosedChannelException from
+                // the TLS handler so) where plaintext reports UNAVAILABLE: the same transport failure.
+                if (closedConnection(e)) {
+                    LOG.debug("{} failed with {} (connection closed); retrying", target, code);
+                    return e;
+                }
+                throw new CohortException(ErrorCode.UNKNOWN_SERVER_ERROR,
+                        target + " failed with gRPC status " + code + ": " + e.getStatus().getDescription(), e);
+            }
             case INVALID_ARGUMENT -> throw new CohortException(ErrorCode.INVALID_REQUEST,
                     e.getStatus().getDescription(), e);
             default -> throw new CohortException(ErrorCode.UNKNOWN_SERVER_ERROR,
                     target + " failed with gRPC status " + code + ": " + e.getStatus().getDescription(), e);
         }
+    }
+
+    private static boolean closedConnection(StatusRuntimeException e) {
+        for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
+            if (t instanceof java.nio.channels.ClosedChannelException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Asks nodes in turn for the group's coordinator until one is known; caches it. */
