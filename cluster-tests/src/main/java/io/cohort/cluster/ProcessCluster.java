@@ -76,6 +76,10 @@ public final class ProcessCluster implements AutoCloseable {
 
     private final Path serverJar;
     private final Path runDir;
+    /** Replaced by the node id in setting values. */
+    static final String NODE_ID_PLACEHOLDER = "<id>";
+    /** How {@link #channel} talks to the client ports: plaintext unless the nodes run TLS. */
+    private final io.grpc.ChannelCredentials clientCredentials;
     private final int partitions;
     private final String clusterId;
     private final Map<String, String> settings;
@@ -95,6 +99,7 @@ public final class ProcessCluster implements AutoCloseable {
     private ProcessCluster(Builder builder, Path runDir) {
         this.serverJar = builder.serverJar;
         this.runDir = runDir;
+        this.clientCredentials = builder.clientCredentials;
         this.partitions = builder.partitions;
         this.clusterId = builder.clusterId;
         this.settings = new LinkedHashMap<>(builder.settings);
@@ -469,12 +474,12 @@ public final class ProcessCluster implements AutoCloseable {
         }
     }
 
-    /** A plaintext channel to node {@code nodeId}'s client port; a fresh one after each (re)start. */
+    /** A channel (plaintext, or the builder's clientCredentials) to node {@code nodeId}'s client port; a fresh one after each (re)start. */
     public ManagedChannel channel(int nodeId) {
         Node node = node(nodeId);
         synchronized (node) {
             if (node.channel == null) {
-                node.channel = Grpc.newChannelBuilderForAddress(HOST, node.clientPort, InsecureChannelCredentials.create())
+                node.channel = Grpc.newChannelBuilderForAddress(HOST, node.clientPort, clientCredentials)
                         .build();
             }
             return node.channel;
@@ -760,7 +765,7 @@ public final class ProcessCluster implements AutoCloseable {
                 "--metrics-port", String.valueOf(node.metricsPort)));
         for (Map.Entry<String, String> setting : settings.entrySet()) {
             command.add("--set");
-            command.add(setting.getKey() + "=" + setting.getValue());
+            command.add(setting.getKey() + "=" + setting.getValue().replace(NODE_ID_PLACEHOLDER, String.valueOf(node.id)));
         }
         for (Map.Entry<String, String> setting : node.raftTlsSettings.entrySet()) {
             command.add("--set");
@@ -872,6 +877,7 @@ public final class ProcessCluster implements AutoCloseable {
         private boolean faultyNetwork;
         private final Map<Integer, Long> smallDiskBytes = new TreeMap<>();
         private boolean raftTls;
+        private io.grpc.ChannelCredentials clientCredentials = InsecureChannelCredentials.create();
 
         private Builder() {
         }
@@ -912,6 +918,12 @@ public final class ProcessCluster implements AutoCloseable {
                     : Path.of("..", "coordinator-server", "target", "cohort-server.jar")).toAbsolutePath().normalize();
         }
 
+        /** The credentials of the cluster's own channels to the client ports, for nodes run with {@code tls.*}. */
+        public Builder clientCredentials(io.grpc.ChannelCredentials credentials) {
+            this.clientCredentials = credentials;
+            return this;
+        }
+
         public Builder nodes(int count) {
             if (count < 1) {
                 throw new IllegalArgumentException("a cluster needs at least one node, got " + count);
@@ -936,7 +948,10 @@ public final class ProcessCluster implements AutoCloseable {
             return this;
         }
 
-        /** A server setting passed to every node as {@code --set key=value}. */
+        /**
+         * A server setting passed to every node as {@code --set key=value}; {@code <id>} in the value
+         * becomes the node's id (per-node files: {@code tls.cert=.../node-<id>.pem}).
+         */
         public Builder set(String key, Object value) {
             settings.put(key, String.valueOf(value));
             return this;

@@ -5,6 +5,7 @@ import io.cohort.client.CohortClient;
 import io.cohort.client.CohortException;
 import io.cohort.client.internal.Endpoint;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -83,6 +84,23 @@ public final class CohortCli implements Runnable {
         this.bootstrap = List.copyOf(endpoints);
     }
 
+    @Option(names = "--cacert", order = 5, scope = ScopeType.INHERIT, paramLabel = "FILE",
+            defaultValue = "${env:COHORT_CACERT}",
+            description = "Speak TLS, trusting node certificates signed by the CA in this PEM file "
+                    + "(env COHORT_CACERT; scripts/cluster.sh up --tls writes data/certs/ca.pem).")
+    Path caCert;
+
+    @Option(names = "--cert", order = 6, scope = ScopeType.INHERIT, paramLabel = "FILE",
+            defaultValue = "${env:COHORT_CERT}",
+            description = "The client certificate (PEM) for nodes that ask for one; needs --key and --cacert "
+                    + "(env COHORT_CERT).")
+    Path cert;
+
+    @Option(names = "--key", order = 7, scope = ScopeType.INHERIT, paramLabel = "FILE",
+            defaultValue = "${env:COHORT_KEY}",
+            description = "The private key (PEM, PKCS#8) of --cert (env COHORT_KEY).")
+    Path key;
+
     @Option(names = "--timeout", order = 3, scope = ScopeType.INHERIT, paramLabel = "SECONDS", defaultValue = "30",
             description = "How long a call may keep retrying (failovers, elections) before it fails "
                     + "(default: ${DEFAULT-VALUE}).")
@@ -152,8 +170,21 @@ public final class CohortCli implements Runnable {
     /** A new client for the global options; the caller closes it. */
     CohortClient newClient() {
         Duration apiTimeout = Duration.ofSeconds(timeoutSeconds);
-        return CohortClient.builder().bootstrap(bootstrap).clientId(CLIENT_ID).apiTimeout(apiTimeout)
-                .requestTimeout(apiTimeout.compareTo(REQUEST_TIMEOUT) < 0 ? apiTimeout : REQUEST_TIMEOUT).build();
+        CohortClient.Builder builder = CohortClient.builder().bootstrap(bootstrap).clientId(CLIENT_ID)
+                .apiTimeout(apiTimeout)
+                .requestTimeout(apiTimeout.compareTo(REQUEST_TIMEOUT) < 0 ? apiTimeout : REQUEST_TIMEOUT);
+        if (caCert != null || cert != null || key != null) {
+            if (caCert == null) {
+                throw new ParameterException(spec.commandLine(), "--cert/--key need --cacert (the CA that signed "
+                        + "the nodes' certificates), or COHORT_CACERT");
+            }
+            try {
+                builder.tls(caCert, cert, key);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
+            }
+        }
+        return builder.build();
     }
 
     List<String> bootstrap() {

@@ -12,6 +12,7 @@ import io.cohort.server.metrics.NodeMetricsRegistry;
 import io.cohort.server.rpc.ClusterAdminService;
 import io.cohort.server.rpc.GroupCoordinatorService;
 import io.cohort.server.rpc.ParkedCalls;
+import io.cohort.server.tls.ServerTls;
 import io.grpc.Server;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
@@ -108,7 +109,10 @@ public final class CohortServer implements AutoCloseable {
         ThreadPoolExecutor rpcExecutor = null;
         ClientPortConnections connections = null;
         try {
-            int metricsPort = config.metricsPort() < 0 ? -1 : metrics.serve(self.host(), config.metricsPort());
+            ServerTls tls = config.clientTls().enabled() ? ServerTls.load(config.clientTls()) : null;
+            int metricsPort = config.metricsPort() < 0 ? -1 : metrics.serve(config.metricsHost(), config.metricsPort(),
+                    config.clientTls().metricsTls() ? tls.metricsHttps() : null);
+            warnIfMetricsExposed(config, metricsPort);
             parked = new ParkedCalls();
             CompletableFuture<String> storageFailed = new CompletableFuture<>();
             node = CohortRaftNode.start(config.nodeId(), config.clusterSpec(), config.dataDir(), config.raftTuning(),
@@ -123,8 +127,9 @@ public final class CohortServer implements AutoCloseable {
             // I/O threads: two per core, as gRPC's shared default that the limited channel replaces.
             connections = new ClientPortConnections(config.nodeId(), config.connectionLimits(), RPC_THREADS);
             metrics.registerConnections(List.of(connections.budget(), node.raftConnections()));
-            Server grpcServer = connections.apply(
-                    NettyServerBuilder.forAddress(new InetSocketAddress(self.host(), self.clientPort())))
+            InetSocketAddress clientAddress = new InetSocketAddress(self.host(), self.clientPort());
+            Server grpcServer = connections.apply(tls == null ? NettyServerBuilder.forAddress(clientAddress)
+                            : NettyServerBuilder.forAddress(clientAddress, tls.grpcCredentials()))
                     .executor(rpcExecutor)
                     .addService(groupCoordinator.definition())
                     .addService(clusterAdmin.definition())
@@ -167,6 +172,24 @@ public final class CohortServer implements AutoCloseable {
         }
     }
 
+    /**
+     * With TLS on the client port, a plaintext /metrics on an address other hosts reach is worth a
+     * line in the log: it exposes group names and rates (docs/SECURITY.md).
+     */
+    private static void warnIfMetricsExposed(ServerConfig config, int metricsPort) {
+        if (metricsPort < 0 || !config.clientTls().enabled() || config.clientTls().metricsTls()) {
+            return;
+        }
+        try {
+            if (!java.net.InetAddress.getByName(config.metricsHost()).isLoopbackAddress()) {
+                LOG.warn("the client port uses TLS but /metrics is plaintext on {}:{}; set {}=127.0.0.1 or {}=true",
+                        config.metricsHost(), metricsPort, ServerConfig.METRICS_HOST, ServerConfig.METRICS_TLS_ENABLED);
+            }
+        } catch (java.net.UnknownHostException e) {
+            // serve() bound it, so the name resolves; nothing to warn about otherwise.
+        }
+    }
+
     /** The older reflection protocol, which grpcurl before 1.9 and other tools still ask for. */
     @SuppressWarnings("deprecation")
     private static io.grpc.BindableService reflectionV1Alpha() {
@@ -189,7 +212,8 @@ public final class CohortServer implements AutoCloseable {
     public String servingLine() {
         NodeAddress self = config.self();
         return "COHORT NODE " + config.nodeId() + " SERVING client=" + self.host() + ":" + grpcServer.getPort()
-                + " raft=" + self.host() + ":" + self.raftPort() + " metrics=" + metricsPort;
+                + " raft=" + self.host() + ":" + self.raftPort() + " metrics=" + metricsPort
+                + (config.clientTls().enabled() ? " tls=" + config.clientTls().clientAuth().value() : "");
     }
 
     public ServerConfig config() {

@@ -7,6 +7,8 @@ import io.cohort.raft.NodeAddress;
 import io.cohort.raft.RaftTlsSettings;
 import io.cohort.raft.RaftTuning;
 import io.cohort.raft.net.ConnectionLimits;
+import io.cohort.server.tls.ClientTlsConfig;
+import io.cohort.server.tls.ClientTlsSettings;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -42,10 +44,13 @@ import java.util.regex.Pattern;
  * @param groupConfig the group coordinator settings (fixed at creation)
  * @param connectionLimits the bounds on the client and Raft ports' connections
  * @param raftTls     mutual TLS on the Raft port ({@code raft.tls.*}), or {@link RaftTlsSettings#DISABLED}
+ * @param metricsHost the address /metrics binds to (default: this node's host from the peers)
+ * @param clientTls   TLS of the client port and /metrics (keys {@code tls.*}, {@code metrics.tls.enabled})
  */
 public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers, Path dataDir, Path logDir,
                            int partitions, int metricsPort, RaftTuning raftTuning, GroupConfig groupConfig,
-                           ConnectionLimits connectionLimits, RaftTlsSettings raftTls) {
+                           ConnectionLimits connectionLimits, RaftTlsSettings raftTls, String metricsHost,
+                           ClientTlsConfig clientTls) {
 
     public static final String NODE_ID = "node.id";
     public static final String CLUSTER_ID = "cluster.id";
@@ -82,6 +87,14 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
     public static final String RAFT_TLS_CERT = "raft.tls.cert";
     public static final String RAFT_TLS_KEY = "raft.tls.key";
     public static final String RAFT_TLS_CA = "raft.tls.ca";
+    public static final String METRICS_HOST = "metrics.host";
+    public static final String METRICS_TLS_ENABLED = "metrics.tls.enabled";
+    public static final String TLS_ENABLED = "tls.enabled";
+    public static final String TLS_CERT = "tls.cert";
+    public static final String TLS_KEY = "tls.key";
+    public static final String TLS_CA = "tls.ca";
+    public static final String TLS_CLIENT_AUTH = "tls.client.auth";
+    public static final String TLS_RELOAD_CHECK_INTERVAL_MS = "tls.reload.check.interval.ms";
 
     /** Every key a node accepts, in documentation order. */
     public static final List<String> KEYS = List.of(NODE_ID, CLUSTER_ID, PEERS, DATA_DIR, LOG_DIR, PARTITIONS,
@@ -92,7 +105,9 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             OFFSETS_RETENTION_MINUTES, OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES,
             GROUP_MAX_OFFSETS, PARTITION_MAX_GROUPS, PARTITION_MAX_OFFSETS, PARTITION_MAX_METADATA_BYTES,
             CLIENT_MAX_CONNECTIONS, CLIENT_IDLE_TIMEOUT_MS, RAFT_MAX_CONNECTIONS, RAFT_IDLE_TIMEOUT_MS,
-            HANDSHAKE_TIMEOUT_MS, RAFT_TLS_ENABLED, RAFT_TLS_CERT, RAFT_TLS_KEY, RAFT_TLS_CA);
+            HANDSHAKE_TIMEOUT_MS, RAFT_TLS_ENABLED, RAFT_TLS_CERT, RAFT_TLS_KEY, RAFT_TLS_CA,
+            METRICS_HOST, METRICS_TLS_ENABLED, TLS_ENABLED, TLS_CERT, TLS_KEY, TLS_CA, TLS_CLIENT_AUTH,
+            TLS_RELOAD_CHECK_INTERVAL_MS);
 
     private static final Pattern CLUSTER_ID_PATTERN = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
@@ -151,6 +166,8 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             out.put(RAFT_TLS_KEY, raftTls.keyFile().toString());
             out.put(RAFT_TLS_CA, raftTls.caFile().toString());
         }
+        out.put(METRICS_HOST, metricsHost);
+        ClientTlsSettings.describe(clientTls, out);
         return out;
     }
 
@@ -234,8 +251,10 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             }
             Path dataDir = path(DATA_DIR, CohortDefaults.dataDir(nodeId));
             Path logDir = path(LOG_DIR, CohortDefaults.LOG_DIR);
+            String metricsHost = string(METRICS_HOST, self.host());
+            ClientTlsConfig clientTls = ClientTlsSettings.parse(values::get, this::source);
             return new ServerConfig(nodeId, clusterId, peers, dataDir, logDir, partitions, metricsPort,
-                    raftTuning(), groupConfig(), connectionLimits(), raftTls());
+                    raftTuning(), groupConfig(), connectionLimits(), raftTls(), metricsHost, clientTls);
         }
 
         /** Upper bounds: a connection limit past 1,000,000 or a timeout past a day is a typo. */

@@ -3,7 +3,9 @@ package io.cohort.raft.tls;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
@@ -18,12 +20,22 @@ import java.util.Base64;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.bouncycastle.asn1.ASN1Primitive;
+import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
+import org.bouncycastle.asn1.sec.ECPrivateKey;
+import org.bouncycastle.asn1.x509.AlgorithmIdentifier;
+import org.bouncycastle.asn1.x9.X9ObjectIdentifiers;
 
 /**
  * Reads the PEM files operators have: certificates ({@code BEGIN CERTIFICATE}, a chain leaf
- * first) and an unencrypted private key, PKCS#8 ({@code BEGIN PRIVATE KEY}: RSA, EC, Ed25519) or
- * PKCS#1 RSA ({@code BEGIN RSA PRIVATE KEY}). The JDK parses the DER; nothing beyond the JDK is
- * needed at run time. Every failure names the file and what to do.
+ * first) and an unencrypted private key, PKCS#8 ({@code BEGIN PRIVATE KEY}: RSA, EC, Ed25519),
+ * PKCS#1 RSA ({@code BEGIN RSA PRIVATE KEY}) or SEC1 EC ({@code BEGIN EC PRIVATE KEY}). The JDK
+ * parses the keys (SEC1 is rewrapped as PKCS#8 with Bouncy Castle's ASN.1 classes; no security
+ * provider is installed). Every failure names the file and what to do.
+ *
+ * <p>The one PEM loader of the node: the Raft port ({@code raft.tls.*}), the client port and
+ * /metrics ({@code tls.*}) all read their files here, through {@link ReloadingKeyManager} and
+ * {@link ReloadingTrustManager}.
  */
 public final class PemFiles {
     private static final Pattern BLOCK = Pattern.compile(
@@ -42,7 +54,7 @@ public final class PemFiles {
 
     /** Every certificate in {@code file}, in file order (for a chain: the leaf first). */
     public static List<X509Certificate> readCertificates(Path file) throws IOException {
-        return certificates(file, Files.readAllBytes(file));
+        return certificates(file, readBytes(file));
     }
 
     static List<X509Certificate> certificates(Path file, byte[] pem) throws IOException {
@@ -66,7 +78,7 @@ public final class PemFiles {
 
     /** The private key in {@code file}. */
     public static PrivateKey readPrivateKey(Path file) throws IOException {
-        return privateKey(file, Files.readAllBytes(file));
+        return privateKey(file, readBytes(file));
     }
 
     static PrivateKey privateKey(Path file, byte[] pem) throws IOException {
@@ -80,8 +92,7 @@ public final class PemFiles {
                     throw new IOException(file + ": the private key is encrypted; give the node an unencrypted key "
                             + "readable only by its user (openssl pkcs8 -topk8 -nocrypt -in KEY -out KEY.pk8)");
                 case "EC PRIVATE KEY":
-                    throw new IOException(file + ": SEC1 'EC PRIVATE KEY' is not read; convert it to PKCS#8 with "
-                            + "openssl pkcs8 -topk8 -nocrypt -in KEY -out KEY.pk8");
+                    return pkcs8(file, wrapSec1Ec(file, block.der()));
                 default:
                     // Certificates or parameters beside the key: skip.
             }
@@ -99,6 +110,28 @@ public final class PemFiles {
             }
         }
         throw new IOException(file + ": the private key is none of " + KEY_ALGORITHMS + " in PKCS#8");
+    }
+
+    /**
+     * SEC1 ECPrivateKey ({@code openssl ecparam -genkey}'s output) as PKCS#8 PrivateKeyInfo, with
+     * the curve the SEC1 structure names (Bouncy Castle's ASN.1 only; the key is the JDK's).
+     */
+    private static byte[] wrapSec1Ec(Path file, byte[] sec1Der) throws IOException {
+        try {
+            ECPrivateKey sec1 = ECPrivateKey.getInstance(ASN1Primitive.fromByteArray(sec1Der));
+            if (sec1.getParametersObject() == null) {
+                throw new IOException(file + ": the SEC1 'EC PRIVATE KEY' names no curve; convert it to PKCS#8 with "
+                        + "openssl pkcs8 -topk8 -nocrypt -in KEY -out KEY.pk8");
+            }
+            AlgorithmIdentifier algorithm = new AlgorithmIdentifier(X9ObjectIdentifiers.id_ecPublicKey,
+                    sec1.getParametersObject());
+            return new PrivateKeyInfo(algorithm, sec1).getEncoded();
+        } catch (IOException | IllegalArgumentException e) {
+            if (e.getMessage() != null && e.getMessage().startsWith(file.toString())) {
+                throw (IOException) e;
+            }
+            throw new IOException(file + ": not a valid SEC1 'EC PRIVATE KEY': " + e.getMessage(), e);
+        }
     }
 
     /** PKCS#1 RSAPrivateKey wrapped as PKCS#8 PrivateKeyInfo: SEQUENCE { 0, rsaEncryption, OCTET STRING }. */
@@ -127,6 +160,17 @@ public final class PemFiles {
         }
         System.arraycopy(content, 0, out, 2 + lengthBytes, length);
         return out;
+    }
+
+    /** The bytes of {@code file}; a missing file is named as such, not by the bare path Java puts in the exception. */
+    static byte[] readBytes(Path file) throws IOException {
+        try {
+            return Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            throw new IOException(file + " does not exist", e);
+        } catch (AccessDeniedException e) {
+            throw new IOException(file + " is not readable by this user", e);
+        }
     }
 
     static List<Block> blocks(Path file, byte[] pem) throws IOException {

@@ -1,7 +1,6 @@
 package io.cohort.raft.tls;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -58,7 +57,7 @@ final class WatchedFiles {
     private List<byte[]> read() throws IOException {
         List<byte[]> read = new ArrayList<>(files.size());
         for (Path file : files) {
-            read.add(Files.readAllBytes(file));
+            read.add(PemFiles.readBytes(file));
         }
         return read;
     }

@@ -10,6 +10,7 @@ import java.security.KeyPairGenerator;
 import java.security.PrivateKey;
 import java.util.List;
 import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
+import org.bouncycastle.asn1.sec.ECPrivateKey;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,7 +30,7 @@ class PemAndReloadTest {
 
         assertThat(PemFiles.readPrivateKey(leaf.keyFile()).getAlgorithm()).isEqualTo("EC");
         assertThat(PemFiles.readCertificates(chain)).extracting(c -> c.getSubjectX500Principal().getName())
-                .containsExactly("CN=n1", "CN=test CA");
+                .containsExactly("CN=n1", "O=Cohort,CN=test CA");
     }
 
     @Test
@@ -47,17 +48,39 @@ class PemAndReloadTest {
         assertThat(read.getEncoded()).isEqualTo(rsa.getPrivate().getEncoded());
     }
 
+    /** SEC1 ("BEGIN EC PRIVATE KEY") with the curve named inside, as {@code openssl ecparam -genkey} writes it. */
     @Test
-    void refusesEncryptedSec1AndNonPemKeysNamingTheFile() throws Exception {
+    void readsASec1EcKey() throws Exception {
+        TestCertificates.Leaf leaf = ca.issue("n1", List.of("127.0.0.1"), dir, "n1");
+        PrivateKey pkcs8 = PemFiles.readPrivateKey(leaf.keyFile());
+        PrivateKeyInfo info = PrivateKeyInfo.getInstance(pkcs8.getEncoded());
+        ECPrivateKey inner = ECPrivateKey.getInstance(info.parsePrivateKey());
+        ECPrivateKey sec1 = new ECPrivateKey(256, inner.getKey(), info.getPrivateKeyAlgorithm().getParameters());
+        Path file = TestCertificates.writePem(dir.resolve("sec1.key"), "EC PRIVATE KEY", sec1.getEncoded());
+
+        PrivateKey read = PemFiles.readPrivateKey(file);
+
+        assertThat(read.getAlgorithm()).isEqualTo("EC");
+        assertThat(((java.security.interfaces.ECPrivateKey) read).getS())
+                .isEqualTo(((java.security.interfaces.ECPrivateKey) pkcs8).getS());
+        ReloadingKeyManager.open("test", leaf.certFile(), file, 0); // the pair matches
+    }
+
+    @Test
+    void refusesEncryptedBrokenSec1MissingAndNonPemKeysNamingTheFile() throws Exception {
         Path encrypted = TestCertificates.writePem(dir.resolve("enc.key"), "ENCRYPTED PRIVATE KEY", new byte[] {1});
         Path sec1 = TestCertificates.writePem(dir.resolve("ec.key"), "EC PRIVATE KEY", new byte[] {1});
         Path notPem = Files.writeString(dir.resolve("garbage.key"), "not a key");
+        Path missing = dir.resolve("none.pem");
 
         assertThatThrownBy(() -> PemFiles.readPrivateKey(encrypted)).hasMessageContaining(encrypted.toString())
                 .hasMessageContaining("encrypted");
-        assertThatThrownBy(() -> PemFiles.readPrivateKey(sec1)).hasMessageContaining("openssl pkcs8 -topk8 -nocrypt");
+        assertThatThrownBy(() -> PemFiles.readPrivateKey(sec1)).hasMessageContaining(sec1.toString())
+                .hasMessageContaining("not a valid SEC1");
         assertThatThrownBy(() -> PemFiles.readPrivateKey(notPem)).hasMessageContaining("not a PEM file");
         assertThatThrownBy(() -> PemFiles.readCertificates(notPem)).hasMessageContaining(notPem.toString());
+        assertThatThrownBy(() -> PemFiles.readCertificates(missing)).hasMessage(missing + " does not exist");
+        assertThatThrownBy(() -> ReloadingTrustManager.open("test", missing, 0)).hasMessage(missing + " does not exist");
     }
 
     @Test
