@@ -4,6 +4,8 @@ import io.cohort.core.GroupConfig;
 import io.cohort.raft.ClusterSpec;
 import io.cohort.raft.NodeAddress;
 import io.cohort.raft.RaftTuning;
+import io.cohort.server.auth.AuthConfig;
+import io.cohort.server.auth.PrincipalMappingRules;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -37,9 +39,11 @@ import java.util.regex.Pattern;
  * @param metricsPort the HTTP port of /metrics; 0 picks a free port, -1 disables the endpoint
  * @param raftTuning  the Ratis settings ({@link RaftTuning#defaults()} with the configured overrides)
  * @param groupConfig the group coordinator settings (fixed at creation)
+ * @param auth        principals and authorization (docs/SECURITY.md)
  */
 public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers, Path dataDir, Path logDir,
-                           int partitions, int metricsPort, RaftTuning raftTuning, GroupConfig groupConfig) {
+                           int partitions, int metricsPort, RaftTuning raftTuning, GroupConfig groupConfig,
+                           AuthConfig auth) {
 
     public static final String NODE_ID = "node.id";
     public static final String CLUSTER_ID = "cluster.id";
@@ -63,6 +67,10 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
     public static final String OFFSETS_RETENTION_MINUTES = "offsets.retention.minutes";
     public static final String OFFSETS_RETENTION_CHECK_INTERVAL_MS = "offsets.retention.check.interval.ms";
     public static final String OFFSET_METADATA_MAX_BYTES = "offset.metadata.max.bytes";
+    public static final String AUTHORIZER_ENABLED = "authorizer.enabled";
+    public static final String SUPER_USERS = "super.users";
+    public static final String AUTH_TOKEN_FILE = "auth.token.file";
+    public static final String AUTH_PRINCIPAL_MAPPING_RULES = "auth.principal.mapping.rules";
 
     /** Every key a node accepts, in documentation order. */
     public static final List<String> KEYS = List.of(NODE_ID, CLUSTER_ID, PEERS, DATA_DIR, LOG_DIR, PARTITIONS,
@@ -70,7 +78,8 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             BATCH_MAX_COMMANDS, BATCH_MAX_IN_FLIGHT_ENTRIES, LOG_METADATA_ENABLED, APPENDER_WAIT_MIN_MS,
             BATCH_LINGER_MAX_US,
             MIN_SESSION_TIMEOUT_MS, MAX_SESSION_TIMEOUT_MS, INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE,
-            OFFSETS_RETENTION_MINUTES, OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES);
+            OFFSETS_RETENTION_MINUTES, OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES,
+            AUTHORIZER_ENABLED, SUPER_USERS, AUTH_TOKEN_FILE, AUTH_PRINCIPAL_MAPPING_RULES);
 
     private static final Pattern CLUSTER_ID_PATTERN = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
@@ -113,6 +122,10 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
         out.put(OFFSETS_RETENTION_MINUTES, Long.toString(groupConfig.offsetsRetentionMs() / 60_000L));
         out.put(OFFSETS_RETENTION_CHECK_INTERVAL_MS, Long.toString(groupConfig.offsetsRetentionCheckIntervalMs()));
         out.put(OFFSET_METADATA_MAX_BYTES, Integer.toString(groupConfig.offsetMetadataMaxBytes()));
+        out.put(AUTHORIZER_ENABLED, Boolean.toString(auth.authorizerEnabled()));
+        out.put(SUPER_USERS, String.join(";", new java.util.TreeSet<>(auth.superUsers())));
+        out.put(AUTH_TOKEN_FILE, auth.tokenFile() == null ? "" : auth.tokenFile().toString());
+        out.put(AUTH_PRINCIPAL_MAPPING_RULES, auth.principalMappingRules().toString());
         return out;
     }
 
@@ -197,7 +210,33 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             Path dataDir = path(DATA_DIR, CohortDefaults.dataDir(nodeId));
             Path logDir = path(LOG_DIR, CohortDefaults.LOG_DIR);
             return new ServerConfig(nodeId, clusterId, peers, dataDir, logDir, partitions, metricsPort,
-                    raftTuning(), groupConfig());
+                    raftTuning(), groupConfig(), auth());
+        }
+
+        private AuthConfig auth() {
+            boolean enabled = booleanValue(AUTHORIZER_ENABLED, false);
+            Set<String> superUsers = new java.util.TreeSet<>();
+            for (String user : values.getOrDefault(SUPER_USERS, "").split(";")) {
+                if (user.isBlank()) {
+                    continue;
+                }
+                if (!user.trim().startsWith("User:") || user.trim().length() == 5) {
+                    throw invalid(SUPER_USERS, "expected User:<name>;User:<name>..., got '" + user.trim() + "'");
+                }
+                superUsers.add(user.trim());
+            }
+            String tokenFile = values.getOrDefault(AUTH_TOKEN_FILE, "");
+            Path tokens = tokenFile.isEmpty() ? null : path(AUTH_TOKEN_FILE, tokenFile);
+            if (tokens != null && !Files.isRegularFile(tokens)) {
+                throw invalid(AUTH_TOKEN_FILE, "no such file");
+            }
+            PrincipalMappingRules rules;
+            try {
+                rules = PrincipalMappingRules.parse(values.getOrDefault(AUTH_PRINCIPAL_MAPPING_RULES, "DEFAULT"));
+            } catch (IllegalArgumentException e) {
+                throw invalid(AUTH_PRINCIPAL_MAPPING_RULES, e.getMessage());
+            }
+            return new AuthConfig(enabled, superUsers, tokens, rules);
         }
 
         private RaftTuning raftTuning() {

@@ -6,6 +6,8 @@ import io.cohort.core.Bytes;
 import io.cohort.core.command.Command;
 import io.cohort.core.group.Protocol;
 import io.cohort.raft.log.proto.CommandProto;
+import io.cohort.raft.log.proto.CreateAclsCommand;
+import io.cohort.raft.log.proto.DeleteAclsCommand;
 import io.cohort.raft.log.proto.DeleteGroupsCommand;
 import io.cohort.raft.log.proto.ExpireMemberSessionCommand;
 import io.cohort.raft.log.proto.ExpireOffsetsCommand;
@@ -141,6 +143,14 @@ public final class LogCodec {
                     .setDeadlineMs(c.deadlineMs()));
         } else if (command instanceof Command.ExpireOffsets) {
             proto.setExpireOffsets(ExpireOffsetsCommand.getDefaultInstance());
+        } else if (command instanceof Command.CreateAcls c) {
+            CreateAclsCommand.Builder acls = CreateAclsCommand.newBuilder();
+            c.bindings().forEach(binding -> acls.addBindings(AclCodec.toProto(binding)));
+            proto.setCreateAcls(acls);
+        } else if (command instanceof Command.DeleteAcls c) {
+            DeleteAclsCommand.Builder acls = DeleteAclsCommand.newBuilder();
+            c.filters().forEach(filter -> acls.addFilters(AclCodec.toProto(filter)));
+            proto.setDeleteAcls(acls);
         } else {
             throw new IllegalArgumentException("No log encoding for command " + command.getClass().getName());
         }
@@ -265,6 +275,10 @@ public final class LogCodec {
             case FIRE_SYNC_TIMER -> new Command.FireSyncTimer(proto.getFireSyncTimer().getGroupId(),
                     proto.getFireSyncTimer().getGenerationId(), proto.getFireSyncTimer().getDeadlineMs());
             case EXPIRE_OFFSETS -> new Command.ExpireOffsets();
+            case CREATE_ACLS -> new Command.CreateAcls(proto.getCreateAcls().getBindingsList().stream()
+                    .map(AclCodec::fromProto).toList());
+            case DELETE_ACLS -> new Command.DeleteAcls(proto.getDeleteAcls().getFiltersList().stream()
+                    .map(AclCodec::fromProto).toList());
             // An unset oneof: a command type of a newer format, or a corrupt entry.
             case COMMAND_NOT_SET -> throw new LogFormatException("Log entry holds an unknown or empty command"
                     + (proto.getUnknownFields().asMap().isEmpty() ? "" : " (unknown fields "
