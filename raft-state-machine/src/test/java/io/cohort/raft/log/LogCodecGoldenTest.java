@@ -5,6 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.UnknownFieldSet;
 import io.cohort.core.Bytes;
+import io.cohort.core.acl.AclBinding;
+import io.cohort.core.acl.AclBindingFilter;
+import io.cohort.core.acl.AclOperation;
+import io.cohort.core.acl.AclPatternType;
+import io.cohort.core.acl.AclPermission;
+import io.cohort.core.acl.AclResourceType;
 import io.cohort.core.command.Command;
 import io.cohort.core.group.Protocol;
 import io.cohort.raft.log.proto.CommandProto;
@@ -51,6 +57,14 @@ class LogCodecGoldenTest {
     static final Command.FireJoinTimer FIRE_JOIN_TIMER = new Command.FireJoinTimer("group-a", 1_700_000_003_000L);
     static final Command.FireSyncTimer FIRE_SYNC_TIMER = new Command.FireSyncTimer("group-a", 3, 1_700_000_010_000L);
     static final Command.ExpireOffsets EXPIRE_OFFSETS = new Command.ExpireOffsets();
+    static final AclBinding ACL_READ_PREFIX = new AclBinding("User:alice", "10.0.0.1", AclResourceType.GROUP, "app-",
+            AclPatternType.PREFIXED, AclOperation.READ, AclPermission.ALLOW);
+    static final AclBinding ACL_DENY_CLUSTER = new AclBinding("User:*", "*", AclResourceType.CLUSTER,
+            AclBinding.CLUSTER_NAME, AclPatternType.LITERAL, AclOperation.ALTER, AclPermission.DENY);
+    static final Command.CreateAcls CREATE_ACLS = new Command.CreateAcls(List.of(ACL_READ_PREFIX, ACL_DENY_CLUSTER));
+    static final Command.DeleteAcls DELETE_ACLS = new Command.DeleteAcls(List.of(AclBindingFilter.exactly(ACL_READ_PREFIX),
+            new AclBindingFilter(null, null, AclResourceType.GROUP, "orders", null, true, null, null),
+            AclBindingFilter.ANY));
 
     // Golden bytes: LogCodec.encodeEntry(LEADER_TIME_MS, List.of(example)), generated once and frozen.
     static final String JOIN_GROUP_HEX = "08011080d095ffbc311a720a700a0767726f75702d611a0a696e7374616e63652d312208636f6e73"
@@ -71,6 +85,11 @@ class LogCodecGoldenTest {
     static final String FIRE_JOIN_TIMER_HEX = "08011080d095ffbc311a1242100a0767726f75702d6110b8e795ffbc31";
     static final String FIRE_SYNC_TIMER_HEX = "08011080d095ffbc311a144a120a0767726f75702d61100318909e96ffbc31";
     static final String EXPIRE_OFFSETS_HEX = "08011080d095ffbc311a025200";
+    static final String CREATE_ACLS_HEX = "08011080d095ffbc311a4d5a4b0a240a0a557365723a616c696365120831302e302e302e31180322"
+            + "046170702d2804300338030a230a06557365723a2a12012a1804220e636f686f72742d636c757374"
+            + "6572280330073802";
+    static final String DELETE_ACLS_HEX = "08011080d095ffbc311a3862360a240a0a557365723a616c696365120831302e302e302e31180322"
+            + "046170702d2804380340030a0c180322066f726465727330010a00";
 
     static Stream<Arguments> goldenEntries() {
         return Stream.of(
@@ -83,7 +102,9 @@ class LogCodecGoldenTest {
                 Arguments.of(EXPIRE_MEMBER_SESSION, EXPIRE_MEMBER_SESSION_HEX),
                 Arguments.of(FIRE_JOIN_TIMER, FIRE_JOIN_TIMER_HEX),
                 Arguments.of(FIRE_SYNC_TIMER, FIRE_SYNC_TIMER_HEX),
-                Arguments.of(EXPIRE_OFFSETS, EXPIRE_OFFSETS_HEX));
+                Arguments.of(EXPIRE_OFFSETS, EXPIRE_OFFSETS_HEX),
+                Arguments.of(CREATE_ACLS, CREATE_ACLS_HEX),
+                Arguments.of(DELETE_ACLS, DELETE_ACLS_HEX));
     }
 
     @ParameterizedTest(name = "{0}")
