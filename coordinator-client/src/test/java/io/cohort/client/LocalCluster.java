@@ -29,9 +29,12 @@ public final class LocalCluster implements AutoCloseable {
     private final String peers;
     private final List<Integer> clientPorts = new ArrayList<>();
     private final CohortServer[] servers;
+    /** More node settings (e.g. authorizer.enabled), for every node. */
+    private final Map<String, String> extraSettings;
 
-    private LocalCluster(Path root, int nodes, int partitions) {
+    private LocalCluster(Path root, int nodes, int partitions, Map<String, String> extraSettings) {
         this.root = root;
+        this.extraSettings = Map.copyOf(extraSettings);
         this.partitions = partitions;
         this.servers = new CohortServer[nodes + 1];
         List<String> entries = new ArrayList<>();
@@ -45,7 +48,12 @@ public final class LocalCluster implements AutoCloseable {
 
     /** Starts {@code nodes} nodes and waits until every partition has a ready leader. */
     public static LocalCluster start(Path root, int nodes, int partitions) {
-        LocalCluster cluster = new LocalCluster(root, nodes, partitions);
+        return start(root, nodes, partitions, Map.of());
+    }
+
+    /** As {@link #start(Path, int, int)}, every node also getting {@code extraSettings}. */
+    public static LocalCluster start(Path root, int nodes, int partitions, Map<String, String> extraSettings) {
+        LocalCluster cluster = new LocalCluster(root, nodes, partitions, extraSettings);
         try {
             for (int id = 1; id <= nodes; id++) {
                 cluster.startNode(id);
@@ -70,6 +78,7 @@ public final class LocalCluster implements AutoCloseable {
         settings.put(ServerConfig.ELECTION_TIMEOUT_MAX_MS, "600");
         settings.put(ServerConfig.INITIAL_REBALANCE_DELAY_MS, "100");
         settings.put(ServerConfig.MIN_SESSION_TIMEOUT_MS, Integer.toString(MIN_SESSION_TIMEOUT_MS));
+        settings.putAll(extraSettings);
         try {
             servers[id] = CohortServer.start(ServerConfig.of(settings));
         } catch (IOException e) {

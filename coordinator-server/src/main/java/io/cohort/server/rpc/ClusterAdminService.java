@@ -111,7 +111,11 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
         RpcCall<ClusterStatusResponse> call = RpcCall.start("ClusterStatus", observer, RpcMetrics.NONE);
         try {
             if (!authorizer.allowCluster("ClusterStatus", AclOperation.DESCRIBE)) {
+                // The nodes and the partition count stay open to every client, like Kafka's Metadata:
+                // clients learn the cluster's shape from them. The Raft details need DESCRIBE.
+                ClusterStatusResponse full = status(false);
                 call.respond(ClusterStatusResponse.newBuilder().setNodeId(node.nodeId())
+                        .setPartitionCount(full.getPartitionCount()).addAllNodes(full.getNodesList())
                         .setErrorCode(ErrorTable.toProto(ErrorCode.CLUSTER_AUTHORIZATION_FAILED))
                         .setErrorMessage(Principals.principal() + " may not DESCRIBE the cluster").build(),
                         ErrorCode.CLUSTER_AUTHORIZATION_FAILED.name());
