@@ -194,9 +194,23 @@ class AuthorizationTest {
         String otherGroup = groupWithOffsets(2, "billing");
         // Made through a node that does not lead partition 0: it forwards to the leader with the caller's token.
         CoordinatorTestCluster.Node follower = cluster.followerOf(0);
-        CreateAclsResponse created = admin(follower, adminToken).createAcls(CreateAclsRequest.newBuilder()
-                .addCreations(readPrefix("User:alice", "app-")).build());
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> audit =
+                new ch.qos.logback.core.read.ListAppender<>();
+        audit.start();
+        ch.qos.logback.classic.Logger auditLogger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
+                .getLogger(io.cohort.server.auth.AuditLog.LOGGER_NAME);
+        auditLogger.addAppender(audit);
+        CreateAclsResponse created;
+        try {
+            created = admin(follower, adminToken).createAcls(CreateAclsRequest.newBuilder()
+                    .addCreations(readPrefix("User:alice", "app-")).build());
+        } finally {
+            auditLogger.detachAppender(audit);
+        }
         assertThat(created.getErrorCode()).isEqualTo(NONE);
+        assertThat(audit.list).extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+                .anySatisfy(line -> assertThat(line).startsWith("principal=User:admin operation=ADD_ACL "
+                        + "acl=\"ALLOW User:alice@* READ GROUP:PREFIXED:app-\"").contains("result=APPLIED"));
         assertThat(created.getPropagatedToAllNodes()).isTrue();
         awaitEnforcedEverywhere(appGroup, otherGroup, true);
 
