@@ -138,7 +138,7 @@ class ApiContractTest {
 
     @Test
     void testClusterAdminMethods() {
-        assertEquals(Set.of("ClusterStatus", "TransferLeadership"),
+        assertEquals(Set.of("ClusterStatus", "TransferLeadership", "CreateAcls", "DeleteAcls", "DescribeAcls"),
             methodNames(ClusterAdminGrpc.getServiceDescriptor()));
     }
 
