@@ -18,8 +18,11 @@ import org.junit.jupiter.api.Timeout;
  * off the network, and fills the data dir (a 64 MiB tmpfs: CI runs as root) of one node until it
  * stops with exit code 74, then frees it and restarts the node. Every Raft port speaks mutual TLS
  * (a throwaway peer CA per run): TLS connections through the fault proxies, re-handshaken after
- * every kill, pause and cut. One scenario only, to keep the build's time in check; the plaintext
- * variant runs with {@code scripts/chaos.sh} (without {@code --tls}). Any checker violation fails
+ * every kill, pause and cut; and every node checks ACLs (authorizer.enabled): the workload's
+ * calls are allowed only by ACLs created at the start, replicated through partition 0's log
+ * ({@code ChaosAuthorization}). One scenario only, to keep the build's time in check; the
+ * plaintext, unchecked variant runs with {@code scripts/chaos.sh} (without {@code --tls
+ * --authorizer}). Any checker violation fails
  * the build; the report, the history and (on failure) every node's log stay in
  * target/chaos-report/. Seed: -Dcohort.chaos.seed (default below).
  */
@@ -38,6 +41,7 @@ class ChaosIT {
         assertThat(schedule.stream().filter(s -> s.fault() == Nemesis.Fault.PARTITION_LEADER)).isNotEmpty();
         assertThat(schedule.stream().filter(s -> s.fault() == Nemesis.Fault.DISK_FULL)).hasSize(1);
         assertThat(config.raftTls()).isTrue();
+        assertThat(config.authorizer()).isTrue();
 
         ChaosRunner.Result result = new ChaosRunner(config).run();
 

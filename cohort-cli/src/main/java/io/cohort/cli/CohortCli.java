@@ -35,7 +35,8 @@ import picocli.CommandLine.Spec;
         versionProvider = CohortCli.Version.class, sortOptions = false, usageHelpAutoWidth = true,
         description = "Inspects and administers a Cohort cluster: consumer groups, committed offsets, "
                 + "coordinators, Raft partitions.",
-        subcommands = {GroupsCommand.class, OffsetsCommand.class, FindCoordinatorCommand.class, ClusterCommand.class},
+        subcommands = {GroupsCommand.class, OffsetsCommand.class, FindCoordinatorCommand.class, ClusterCommand.class,
+                AclsCommand.class},
         footerHeading = "%nExit codes:%n",
         footer = {"  0  success", "  1  the operation failed or was refused (the reason on stderr)",
                 "  2  usage error"})
@@ -54,6 +55,12 @@ public final class CohortCli implements Runnable {
     @Option(names = "--output", order = 2, scope = ScopeType.INHERIT, paramLabel = "table|json", defaultValue = "table",
             description = "How results print on stdout: aligned columns (default) or one JSON document.")
     OutputFormat output;
+
+    @Option(names = "--token", order = 5, scope = ScopeType.INHERIT, paramLabel = "TOKEN",
+            defaultValue = "${env:COHORT_TOKEN}",
+            description = "A bearer token (<name>.<secret>) to authenticate as User:<name> (default: $COHORT_TOKEN). "
+                    + "Use it over TLS only.")
+    String token;
 
     @Option(names = "--verbose", order = 4, scope = ScopeType.INHERIT,
             description = "Print stack traces with errors, and the client's debug log on stderr.")
@@ -171,7 +178,7 @@ public final class CohortCli implements Runnable {
     CohortClient newClient() {
         Duration apiTimeout = Duration.ofSeconds(timeoutSeconds);
         CohortClient.Builder builder = CohortClient.builder().bootstrap(bootstrap).clientId(CLIENT_ID)
-                .apiTimeout(apiTimeout)
+                .apiTimeout(apiTimeout).bearerToken(token)
                 .requestTimeout(apiTimeout.compareTo(REQUEST_TIMEOUT) < 0 ? apiTimeout : REQUEST_TIMEOUT);
         if (caCert != null || cert != null || key != null) {
             if (caCert == null) {

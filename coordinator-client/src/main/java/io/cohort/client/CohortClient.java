@@ -106,6 +106,8 @@ public final class CohortClient implements AutoCloseable {
     private final int maxInboundMessageBytes;
     private final TlsDiagnosis.ClientTls tls;
     private final ChannelCredentials credentials;
+    /** Sends {@code authorization: Bearer <token>} on every call; null without a token. */
+    private final io.grpc.ClientInterceptor bearer;
 
     private final ConcurrentMap<Endpoint, ManagedChannel> channels = new ConcurrentHashMap<>();
     private final ConcurrentMap<Integer, Coordinator> coordinatorByPartition = new ConcurrentHashMap<>();
@@ -127,6 +129,7 @@ public final class CohortClient implements AutoCloseable {
         this.maxInboundMessageBytes = builder.maxInboundMessageBytes;
         this.tls = new TlsDiagnosis.ClientTls(builder.caCert, builder.cert, builder.key);
         this.credentials = credentials(tls);
+        this.bearer = builder.bearerToken == null ? null : bearerInterceptor(builder.bearerToken);
     }
 
     /** Plaintext, or TLS trusting {@code caCert} only and presenting {@code cert}/{@code key} if given. */
@@ -145,6 +148,13 @@ public final class CohortClient implements AutoCloseable {
                     + (tls.cert() == null ? "" : ", --cert " + tls.cert() + ", --key " + tls.key()) + "): "
                     + e.getMessage(), e);
         }
+    }
+
+    private static io.grpc.ClientInterceptor bearerInterceptor(String token) {
+        io.grpc.Metadata headers = new io.grpc.Metadata();
+        headers.put(io.grpc.Metadata.Key.of("authorization", io.grpc.Metadata.ASCII_STRING_MARSHALLER),
+                "Bearer " + token);
+        return io.grpc.stub.MetadataUtils.newAttachHeadersInterceptor(headers);
     }
 
     public static Builder builder() {
@@ -381,9 +391,51 @@ public final class CohortClient implements AutoCloseable {
     /** The cluster as some node sees it (the first that answers). */
     public ClusterStatusResponse clusterStatus(boolean includeStateDigest) {
         ClusterStatusRequest request = ClusterStatusRequest.newBuilder().setIncludeStateDigest(includeStateDigest).build();
-        return anyNodeCall(endpoint -> ClusterAdminGrpc.newBlockingStub(channel(endpoint))
+        ClusterStatusResponse response = anyNodeCall(endpoint -> ClusterAdminGrpc.newBlockingStub(channel(endpoint))
                 .withDeadlineAfter(requestTimeout.toMillis(), TimeUnit.MILLISECONDS).clusterStatus(request),
                 "asking for the cluster status");
+        throwIfError(response.getErrorCode(), response.getErrorMessage(), "asking for the cluster status");
+        return response;
+    }
+
+    /**
+     * Adds ACLs (needs ALTER on the cluster). COORDINATOR_NOT_AVAILABLE (partition 0 has no leader
+     * right now) is retried on another node within the budget; any other error is thrown.
+     */
+    public io.cohort.api.v1.CreateAclsResponse createAcls(List<io.cohort.api.v1.AclBinding> acls) {
+        io.cohort.api.v1.CreateAclsRequest request = io.cohort.api.v1.CreateAclsRequest.newBuilder()
+                .addAllCreations(acls).build();
+        io.cohort.api.v1.CreateAclsResponse response = anyNodeCall(endpoint -> {
+            io.cohort.api.v1.CreateAclsResponse r = ClusterAdminGrpc.newBlockingStub(channel(endpoint))
+                    .withDeadlineAfter(requestTimeout.toMillis() * 3, TimeUnit.MILLISECONDS).createAcls(request);
+            return r.getErrorCode() == ErrorCode.COORDINATOR_NOT_AVAILABLE ? null : r;
+        }, "adding ACLs");
+        throwIfError(response.getErrorCode(), response.getErrorMessage(), "adding ACLs");
+        return response;
+    }
+
+    /** Removes the ACLs matching each filter (needs ALTER on the cluster); retried as {@link #createAcls}. */
+    public io.cohort.api.v1.DeleteAclsResponse deleteAcls(List<io.cohort.api.v1.AclBindingFilter> filters) {
+        io.cohort.api.v1.DeleteAclsRequest request = io.cohort.api.v1.DeleteAclsRequest.newBuilder()
+                .addAllFilters(filters).build();
+        io.cohort.api.v1.DeleteAclsResponse response = anyNodeCall(endpoint -> {
+            io.cohort.api.v1.DeleteAclsResponse r = ClusterAdminGrpc.newBlockingStub(channel(endpoint))
+                    .withDeadlineAfter(requestTimeout.toMillis() * 3, TimeUnit.MILLISECONDS).deleteAcls(request);
+            return r.getErrorCode() == ErrorCode.COORDINATOR_NOT_AVAILABLE ? null : r;
+        }, "removing ACLs");
+        throwIfError(response.getErrorCode(), response.getErrorMessage(), "removing ACLs");
+        return response;
+    }
+
+    /** The ACLs matching {@code filter}, as the answering node has applied them (needs DESCRIBE on the cluster). */
+    public List<io.cohort.api.v1.AclBinding> describeAcls(io.cohort.api.v1.AclBindingFilter filter) {
+        io.cohort.api.v1.DescribeAclsRequest request = io.cohort.api.v1.DescribeAclsRequest.newBuilder()
+                .setFilter(filter).build();
+        io.cohort.api.v1.DescribeAclsResponse response = anyNodeCall(endpoint -> ClusterAdminGrpc
+                .newBlockingStub(channel(endpoint)).withDeadlineAfter(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
+                .describeAcls(request), "listing ACLs");
+        throwIfError(response.getErrorCode(), response.getErrorMessage(), "listing ACLs");
+        return response.getAclsList();
     }
 
     /**
@@ -794,9 +846,14 @@ public final class CohortClient implements AutoCloseable {
      */
     private ManagedChannel channel(Endpoint endpoint) {
         checkOpen();
-        ManagedChannel channel = channels.computeIfAbsent(endpoint, e -> Grpc.newChannelBuilderForAddress(e.host(),
-                e.port(), credentials).userAgent("cohort-client/" + clientId)
-                .maxInboundMessageSize(maxInboundMessageBytes).build());
+        ManagedChannel channel = channels.computeIfAbsent(endpoint, e -> {
+            io.grpc.ManagedChannelBuilder<?> builder = Grpc.newChannelBuilderForAddress(e.host(), e.port(), credentials)
+                    .userAgent("cohort-client/" + clientId).maxInboundMessageSize(maxInboundMessageBytes);
+            if (bearer != null) {
+                builder.intercept(bearer);
+            }
+            return builder.build();
+        });
         if (channel.getState(false) == ConnectivityState.TRANSIENT_FAILURE) {
             channel.resetConnectBackoff();
         }
@@ -839,6 +896,7 @@ public final class CohortClient implements AutoCloseable {
         private Path caCert;
         private Path cert;
         private Path key;
+        private String bearerToken;
 
         private Builder() {
         }
@@ -869,6 +927,16 @@ public final class CohortClient implements AutoCloseable {
         /** TLS without a client certificate: {@link #tls(Path, Path, Path)} with {@code caCert} only. */
         public Builder tls(Path caCert) {
             return tls(caCert, null, null);
+        }
+
+        /**
+         * A bearer token ({@code <name>.<secret>}, from the node's token file) sent as
+         * {@code authorization: Bearer <token>} on every call: the calls' principal is then
+         * {@code User:<name>}. Use it over TLS only; in plaintext anyone on the path can read it.
+         */
+        public Builder bearerToken(String token) {
+            this.bearerToken = token == null || token.isBlank() ? null : token.trim();
+            return this;
         }
 
         /**

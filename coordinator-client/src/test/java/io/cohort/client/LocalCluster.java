@@ -29,11 +29,12 @@ public final class LocalCluster implements AutoCloseable {
     private final String peers;
     private final List<Integer> clientPorts = new ArrayList<>();
     private final CohortServer[] servers;
-    /** Extra node settings, e.g. tls.*; {@code <id>} in a value is replaced by the node id. */
-    private Map<String, String> extraSettings = Map.of();
+    /** Extra node settings for every node, e.g. tls.* or authorizer.enabled; {@code <id>} in a value is replaced by the node id. */
+    private final Map<String, String> extraSettings;
 
-    private LocalCluster(Path root, int nodes, int partitions) {
+    private LocalCluster(Path root, int nodes, int partitions, Map<String, String> extraSettings) {
         this.root = root;
+        this.extraSettings = Map.copyOf(extraSettings);
         this.partitions = partitions;
         this.servers = new CohortServer[nodes + 1];
         List<String> entries = new ArrayList<>();
@@ -55,8 +56,7 @@ public final class LocalCluster implements AutoCloseable {
      * ({@code <id>} in a value becomes the node id, e.g. {@code tls.cert=/certs/node-<id>.pem}).
      */
     public static LocalCluster start(Path root, int nodes, int partitions, Map<String, String> extraSettings) {
-        LocalCluster cluster = new LocalCluster(root, nodes, partitions);
-        cluster.extraSettings = Map.copyOf(extraSettings);
+        LocalCluster cluster = new LocalCluster(root, nodes, partitions, extraSettings);
         try {
             for (int id = 1; id <= nodes; id++) {
                 cluster.startNode(id);

@@ -8,12 +8,16 @@ import io.cohort.raft.NodeAddress;
 import io.cohort.raft.PartitionListener;
 import io.cohort.raft.RaftPortOptions;
 import io.cohort.raft.net.ConnectionBudget;
+import io.cohort.server.auth.Principals;
+import io.cohort.server.auth.RequestAuthorizer;
+import io.cohort.server.auth.TokenFile;
 import io.cohort.server.metrics.NodeMetricsRegistry;
 import io.cohort.server.rpc.ClusterAdminService;
 import io.cohort.server.rpc.GroupCoordinatorService;
 import io.cohort.server.rpc.ParkedCalls;
 import io.cohort.server.tls.ServerTls;
 import io.grpc.Server;
+import io.grpc.ServerInterceptors;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
@@ -122,8 +126,14 @@ public final class CohortServer implements AutoCloseable {
             HealthStatusManager health = new HealthStatusManager();
             health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.NOT_SERVING);
             rpcExecutor = newRpcExecutor(config.nodeId());
-            GroupCoordinatorService groupCoordinator = new GroupCoordinatorService(node, parked, metrics.rpcMetrics());
-            ClusterAdminService clusterAdmin = new ClusterAdminService(node);
+            CohortRaftNode raftNode = node;
+            RequestAuthorizer authorizer = new RequestAuthorizer(config.auth().authorizerEnabled(),
+                    config.auth().superUsers(), () -> raftNode.shard(0).acls());
+            Principals principals = new Principals(config.auth().tokenFile() == null ? null
+                    : TokenFile.load(config.auth().tokenFile()), config.auth().principalMappingRules());
+            GroupCoordinatorService groupCoordinator = new GroupCoordinatorService(node, parked, metrics.rpcMetrics(),
+                    authorizer);
+            ClusterAdminService clusterAdmin = new ClusterAdminService(node, authorizer);
             // I/O threads: two per core, as gRPC's shared default that the limited channel replaces.
             connections = new ClientPortConnections(config.nodeId(), config.connectionLimits(), RPC_THREADS);
             metrics.registerConnections(List.of(connections.budget(), node.raftConnections()));
@@ -131,8 +141,8 @@ public final class CohortServer implements AutoCloseable {
             Server grpcServer = connections.apply(tls == null ? NettyServerBuilder.forAddress(clientAddress)
                             : NettyServerBuilder.forAddress(clientAddress, tls.grpcCredentials()))
                     .executor(rpcExecutor)
-                    .addService(groupCoordinator.definition())
-                    .addService(clusterAdmin.definition())
+                    .addService(ServerInterceptors.intercept(groupCoordinator.definition(), principals))
+                    .addService(ServerInterceptors.intercept(clusterAdmin.definition(), principals))
                     .addService(health.getHealthService())
                     .addService(ProtoReflectionServiceV1.newInstance())
                     .addService(reflectionV1Alpha())

@@ -9,6 +9,8 @@ import io.cohort.raft.RaftTuning;
 import io.cohort.raft.net.ConnectionLimits;
 import io.cohort.server.tls.ClientTlsConfig;
 import io.cohort.server.tls.ClientTlsSettings;
+import io.cohort.server.auth.AuthConfig;
+import io.cohort.server.auth.PrincipalMappingRules;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -46,11 +48,12 @@ import java.util.regex.Pattern;
  * @param raftTls     mutual TLS on the Raft port ({@code raft.tls.*}), or {@link RaftTlsSettings#DISABLED}
  * @param metricsHost the address /metrics binds to (default: this node's host from the peers)
  * @param clientTls   TLS of the client port and /metrics (keys {@code tls.*}, {@code metrics.tls.enabled})
+ * @param auth        principals and authorization (docs/SECURITY.md)
  */
 public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers, Path dataDir, Path logDir,
                            int partitions, int metricsPort, RaftTuning raftTuning, GroupConfig groupConfig,
                            ConnectionLimits connectionLimits, RaftTlsSettings raftTls, String metricsHost,
-                           ClientTlsConfig clientTls) {
+                           ClientTlsConfig clientTls, AuthConfig auth) {
 
     public static final String NODE_ID = "node.id";
     public static final String CLUSTER_ID = "cluster.id";
@@ -95,6 +98,10 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
     public static final String TLS_CA = "tls.ca";
     public static final String TLS_CLIENT_AUTH = "tls.client.auth";
     public static final String TLS_RELOAD_CHECK_INTERVAL_MS = "tls.reload.check.interval.ms";
+    public static final String AUTHORIZER_ENABLED = "authorizer.enabled";
+    public static final String SUPER_USERS = "super.users";
+    public static final String AUTH_TOKEN_FILE = "auth.token.file";
+    public static final String AUTH_PRINCIPAL_MAPPING_RULES = "auth.principal.mapping.rules";
 
     /** Every key a node accepts, in documentation order. */
     public static final List<String> KEYS = List.of(NODE_ID, CLUSTER_ID, PEERS, DATA_DIR, LOG_DIR, PARTITIONS,
@@ -107,7 +114,8 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             CLIENT_MAX_CONNECTIONS, CLIENT_IDLE_TIMEOUT_MS, RAFT_MAX_CONNECTIONS, RAFT_IDLE_TIMEOUT_MS,
             HANDSHAKE_TIMEOUT_MS, RAFT_TLS_ENABLED, RAFT_TLS_CERT, RAFT_TLS_KEY, RAFT_TLS_CA,
             METRICS_HOST, METRICS_TLS_ENABLED, TLS_ENABLED, TLS_CERT, TLS_KEY, TLS_CA, TLS_CLIENT_AUTH,
-            TLS_RELOAD_CHECK_INTERVAL_MS);
+            TLS_RELOAD_CHECK_INTERVAL_MS, AUTHORIZER_ENABLED, SUPER_USERS, AUTH_TOKEN_FILE,
+            AUTH_PRINCIPAL_MAPPING_RULES);
 
     private static final Pattern CLUSTER_ID_PATTERN = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
@@ -168,6 +176,10 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
         }
         out.put(METRICS_HOST, metricsHost);
         ClientTlsSettings.describe(clientTls, out);
+        out.put(AUTHORIZER_ENABLED, Boolean.toString(auth.authorizerEnabled()));
+        out.put(SUPER_USERS, String.join(";", new java.util.TreeSet<>(auth.superUsers())));
+        out.put(AUTH_TOKEN_FILE, auth.tokenFile() == null ? "" : auth.tokenFile().toString());
+        out.put(AUTH_PRINCIPAL_MAPPING_RULES, auth.principalMappingRules().toString());
         return out;
     }
 
@@ -254,7 +266,7 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             String metricsHost = string(METRICS_HOST, self.host());
             ClientTlsConfig clientTls = ClientTlsSettings.parse(values::get, this::source);
             return new ServerConfig(nodeId, clusterId, peers, dataDir, logDir, partitions, metricsPort,
-                    raftTuning(), groupConfig(), connectionLimits(), raftTls(), metricsHost, clientTls);
+                    raftTuning(), groupConfig(), connectionLimits(), raftTls(), metricsHost, clientTls, auth());
         }
 
         /** Upper bounds: a connection limit past 1,000,000 or a timeout past a day is a typo. */
@@ -298,6 +310,32 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
                 }
             }
             return RaftTlsSettings.mutual(paths[0], paths[1], paths[2]);
+        }
+
+        private AuthConfig auth() {
+            boolean enabled = booleanValue(AUTHORIZER_ENABLED, false);
+            Set<String> superUsers = new java.util.TreeSet<>();
+            for (String user : values.getOrDefault(SUPER_USERS, "").split(";")) {
+                if (user.isBlank()) {
+                    continue;
+                }
+                if (!user.trim().startsWith("User:") || user.trim().length() == 5) {
+                    throw invalid(SUPER_USERS, "expected User:<name>;User:<name>..., got '" + user.trim() + "'");
+                }
+                superUsers.add(user.trim());
+            }
+            String tokenFile = values.getOrDefault(AUTH_TOKEN_FILE, "");
+            Path tokens = tokenFile.isEmpty() ? null : path(AUTH_TOKEN_FILE, tokenFile);
+            if (tokens != null && !Files.isRegularFile(tokens)) {
+                throw invalid(AUTH_TOKEN_FILE, "no such file");
+            }
+            PrincipalMappingRules rules;
+            try {
+                rules = PrincipalMappingRules.parse(values.getOrDefault(AUTH_PRINCIPAL_MAPPING_RULES, "DEFAULT"));
+            } catch (IllegalArgumentException e) {
+                throw invalid(AUTH_PRINCIPAL_MAPPING_RULES, e.getMessage());
+            }
+            return new AuthConfig(enabled, superUsers, tokens, rules);
         }
 
         private RaftTuning raftTuning() {

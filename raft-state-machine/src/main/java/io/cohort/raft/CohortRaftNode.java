@@ -573,6 +573,29 @@ public final class CohortRaftNode implements AutoCloseable {
         timers[partition].apply(ops);
     }
 
+    /**
+     * Completes once every peer of {@code partition}'s Raft group has committed the log up to
+     * {@code index} (Ratis watch, ALL_COMMITTED), or fails after {@code timeoutMs} (a peer down or
+     * cut off). Leader only. Used to acknowledge ACL changes only once every node knows them committed.
+     */
+    public CompletableFuture<RaftClientReply> watchAllCommitted(int partition, long index, long timeoutMs) {
+        RaftClientRequest request = RaftClientRequest.newBuilder()
+                .setClientId(clientId)
+                .setServerId(selfId)
+                .setGroupId(spec.raftGroupId(partition))
+                .setCallId(adminCallIds.incrementAndGet())
+                .setMessage(Message.EMPTY)
+                .setType(RaftClientRequest.watchRequestType(index,
+                        org.apache.ratis.proto.RaftProtos.ReplicationLevel.ALL_COMMITTED))
+                .setTimeoutMs(timeoutMs)
+                .build();
+        try {
+            return server.submitClientRequestAsync(request).orTimeout(timeoutMs, java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
     /** Asks the leader of {@code partition} (this node) to hand leadership to {@code targetNodeId}. */
     public CompletableFuture<RaftClientReply> transferLeadership(int partition, int targetNodeId, long timeoutMs) {
         TransferLeadershipRequest request = new TransferLeadershipRequest(clientId, selfId, spec.raftGroupId(partition),

@@ -73,7 +73,8 @@ public final class ChaosRunner {
         line("chaos run: " + config);
         line("replay with: scripts/chaos.sh --nodes " + config.nodes() + " --minutes "
                 + Math.max(1, config.faultPhase().toMinutes()) + " --seed " + config.seed()
-                + (config.raftTls() ? " --tls" : ""));
+                + (config.raftTls() ? " --tls" : "") + (config.authorizer() ? " --authorizer" : "")
+                + (config.diskFull() ? "" : " --no-disk-full"));
         List<Nemesis.Step> schedule = Nemesis.schedule(config);
         Map<String, List<String>> violations = new LinkedHashMap<>();
         ProcessCluster.Builder builder = ProcessCluster.builder().nodes(config.nodes()).partitions(config.partitions())
@@ -89,9 +90,17 @@ public final class ChaosRunner {
             // TLS through the link proxies: they forward bytes, the nodes do the handshakes.
             builder.raftTls();
         }
+        ChaosAuthorization authorization = config.authorizer() ? ChaosAuthorization.create(runDir) : null;
+        if (authorization != null) {
+            authorization.nodeSettings().forEach(builder::set);
+        }
         ProcessCluster cluster = builder.start();
         boolean passed = false;
         try (ChaosHistory history = new ChaosHistory(runDir.resolve("history.jsonl"))) {
+            if (authorization != null) {
+                authorization.grantEveryone(cluster.bootstrap(), SETTLE);
+                line("authorizer on: User:* granted ALL on every group and the cluster");
+            }
             cluster.awaitStableLeaders(SETTLE);
             line("cluster of " + config.nodes() + " nodes serving; schedule of " + schedule.size() + " faults");
             ChaosWorkload workload = new ChaosWorkload(config, cluster.bootstrap(), history);
@@ -327,7 +336,10 @@ public final class ChaosRunner {
         }
     }
 
-    /** {@code --nodes N --minutes M --seed S [--report-dir D] [--no-disk-full] [--tls]}; exits 1 on any violation. */
+    /**
+     * {@code --nodes N --minutes M --seed S [--report-dir D] [--no-disk-full] [--tls] [--authorizer]};
+     * exits 1 on any violation.
+     */
     public static void main(String[] args) {
         int nodes = 5;
         double minutes = 10;
@@ -335,6 +347,7 @@ public final class ChaosRunner {
         Path reportDir = Path.of("target", "chaos-report");
         boolean diskFull = true;
         boolean raftTls = false;
+        boolean authorizer = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--nodes" -> nodes = Integer.parseInt(args[++i]);
@@ -343,9 +356,10 @@ public final class ChaosRunner {
                 case "--report-dir" -> reportDir = Path.of(args[++i]);
                 case "--no-disk-full" -> diskFull = false;
                 case "--tls" -> raftTls = true;
+                case "--authorizer" -> authorizer = true;
                 default -> {
                     System.err.println("usage: ChaosRunner [--nodes N] [--minutes M] [--seed S] [--report-dir D]"
-                            + " [--no-disk-full] [--tls]");
+                            + " [--no-disk-full] [--tls] [--authorizer]");
                     System.exit(2);
                 }
             }
@@ -356,6 +370,9 @@ public final class ChaosRunner {
         }
         if (raftTls) {
             config = config.withRaftTls();
+        }
+        if (authorizer) {
+            config = config.withAuthorizer();
         }
         Result result = new ChaosRunner(config).run();
         System.out.println(result.passed() ? "[chaos] PASSED" : "[chaos] FAILED\n" + result.describeViolations());

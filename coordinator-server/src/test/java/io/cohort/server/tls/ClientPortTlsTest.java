@@ -189,7 +189,7 @@ class ClientPortTlsTest {
      */
     @Test
     void rotatedCertificateIsServedToNewConnectionsWithoutRestart() throws Exception {
-        assertThat(servedCertificate(required).getSubjectX500Principal().getName()).isEqualTo("O=Cohort,CN=node-1");
+        assertThat(servedCertificate(required).getSubjectX500Principal().getName()).isEqualTo("CN=node-1,O=Cohort");
         Issued rotated = ca.issue("CN=node-1-rotated,O=Cohort", List.of("127.0.0.1", "localhost"), VALIDITY);
         rotated.write(nodeCert, nodeKey);
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(

@@ -87,7 +87,7 @@ class ClientTlsSettingsTest {
         ServerTls tls = ServerTls.load(new ClientTlsConfig(true, certs.resolve("node-1.pem"),
                 certs.resolve("node-1-key.pem"), certs.resolve("ca.pem"), ClientAuth.REQUIRED,
                 java.time.Duration.ofSeconds(1), false));
-        assertThat(tls.certificate().getSubjectX500Principal().getName()).isEqualTo("O=Cohort,CN=node-1");
+        assertThat(tls.certificate().getSubjectX500Principal().getName()).isEqualTo("CN=node-1,O=Cohort");
         String caBefore = Files.readString(certs.resolve("ca.pem"));
         assertThat(CertTool.run(new String[] {"generate", "--dir", certs.toString()}, print, print)).isZero();
         assertThat(Files.readString(certs.resolve("ca.pem"))).isEqualTo(caBefore);

@@ -64,7 +64,7 @@ public final class CertificateAuthority {
     /** A new self-signed CA named {@code commonName}, valid from a minute ago for {@code validity}. */
     public static CertificateAuthority create(String commonName, Duration validity) {
         KeyPair keys = newKeyPair();
-        X500Name name = new X500Name("CN=" + commonName + ",O=Cohort");
+        X500Name name = rfc2253Name("CN=" + commonName + ",O=Cohort");
         try {
             JcaX509ExtensionUtils extensions = new JcaX509ExtensionUtils();
             X509v3CertificateBuilder builder = builder(name, name, keys, validity)
@@ -93,7 +93,7 @@ public final class CertificateAuthority {
         try {
             JcaX509ExtensionUtils extensions = new JcaX509ExtensionUtils();
             X500Name issuer = X500Name.getInstance(root.certificate().getSubjectX500Principal().getEncoded());
-            X509v3CertificateBuilder builder = builder(issuer, new X500Name(subjectDn), keys, validity)
+            X509v3CertificateBuilder builder = builder(issuer, rfc2253Name(subjectDn), keys, validity)
                     .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
                     .addExtension(Extension.keyUsage, true,
                             new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment | KeyUsage.keyAgreement))
@@ -146,6 +146,15 @@ public final class CertificateAuthority {
         } finally {
             Files.deleteIfExists(temp);
         }
+    }
+
+    /**
+     * The name whose RFC 2253 form ({@code X500Principal.getName()}, what the principal mapping
+     * rules and the node's log lines see) reads as {@code dn} is written: Bouncy Castle's own
+     * {@code new X500Name(dn)} keeps the RDNs in the opposite order.
+     */
+    private static X500Name rfc2253Name(String dn) {
+        return X500Name.getInstance(new javax.security.auth.x500.X500Principal(dn).getEncoded());
     }
 
     private static GeneralNames alternativeNames(List<String> hosts) throws IOException {

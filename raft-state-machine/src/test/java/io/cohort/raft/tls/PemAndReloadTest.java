@@ -30,7 +30,7 @@ class PemAndReloadTest {
 
         assertThat(PemFiles.readPrivateKey(leaf.keyFile()).getAlgorithm()).isEqualTo("EC");
         assertThat(PemFiles.readCertificates(chain)).extracting(c -> c.getSubjectX500Principal().getName())
-                .containsExactly("CN=n1", "O=Cohort,CN=test CA");
+                .containsExactly("CN=n1", "CN=test CA,O=Cohort");
     }
 
     @Test
