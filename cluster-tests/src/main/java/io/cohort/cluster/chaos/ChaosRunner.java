@@ -117,6 +117,10 @@ public final class ChaosRunner {
                 faultsEnd = System.nanoTime();
                 line("fault phase: " + (faultsEnd - faultsStart) / 1_000_000 + " ms; faults " + new TreeMap<>(
                         nemesis.counts()));
+                if (nemesis.diskLostRecoveries() > 0) {
+                    line("disk-full node recovered as a lost disk " + nemesis.diskLostRecoveries() + " time(s): Ratis"
+                            + " left an empty raft-meta (docs/OPERATIONS.md, \"Disk full\"); see history 'disk-lost'");
+                }
 
                 // (c) Liveness: every group Stable with every partition assigned within the bound.
                 long livenessStart = System.nanoTime();
