@@ -96,6 +96,16 @@ class AclsCliTest {
         assertThat(listRefused.err()).contains("CLUSTER_AUTHORIZATION_FAILED");
     }
 
+    /** FindCoordinator's GROUP_AUTHORIZATION_FAILED is the answer, not a reason to retry until COORDINATOR_NOT_AVAILABLE. */
+    @Test
+    void testAGroupCallWithoutAnAclFailsWithGroupAuthorizationFailed() {
+        Cli refused = cohort(aliceToken, "groups", "describe", "billing-1");
+
+        assertThat(refused.exit()).as(refused.toString()).isEqualTo(1);
+        assertThat(refused.err()).contains("GROUP_AUTHORIZATION_FAILED").contains("User:alice")
+                .doesNotContain("COORDINATOR_NOT_AVAILABLE");
+    }
+
     @Test
     void testUsageErrors() {
         assertThat(cohort(adminToken, "acls", "add", "--operation", "read", "--group", "g").exit()).isEqualTo(2);

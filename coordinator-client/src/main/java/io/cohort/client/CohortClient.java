@@ -708,6 +708,10 @@ public final class CohortClient implements AutoCloseable {
                     coordinatorByPartition.put(partition, coordinator);
                     return coordinator;
                 }
+                if (found.getErrorCode() == ErrorCode.GROUP_AUTHORIZATION_FAILED) {
+                    // Not a routing problem another node or a retry mends: the caller lacks an ACL.
+                    throw new CohortException(ErrorCode.GROUP_AUTHORIZATION_FAILED, found.getErrorMessage());
+                }
                 lastError = found.getErrorCode() + " from " + endpoint + ": " + found.getErrorMessage();
             } catch (StatusRuntimeException e) {
                 lastFailure = retriableTransportFailure(e, endpoint, endpoint);
