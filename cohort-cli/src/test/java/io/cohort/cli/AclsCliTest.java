@@ -96,7 +96,7 @@ class AclsCliTest {
         assertThat(listRefused.err()).contains("CLUSTER_AUTHORIZATION_FAILED");
     }
 
-    /** FindCoordinator's GROUP_AUTHORIZATION_FAILED is the answer, not a reason to retry until COORDINATOR_NOT_AVAILABLE. */
+    /** FindCoordinator's GROUP_AUTHORIZATION_FAILED is the answer, not a retry until COORDINATOR_NOT_AVAILABLE. */
     @Test
     void testAGroupCallWithoutAnAclFailsWithGroupAuthorizationFailed() {
         Cli refused = cohort(aliceToken, "groups", "describe", "billing-1");

@@ -18,7 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * CohortClient against a real node whose client port requires TLS with client certificates: the
  * TLS client works; every mismatch fails at once with a {@link TransportSecurityException} saying
- * what to change, not after the 60-second retry budget with COORDINATOR_NOT_AVAILABLE.
+ * what to change, not after the 60-second retry budget with COORDINATOR_NOT_AVAILABLE. The node
+ * also checks ACLs, with principals from the client certificates (TLS and authorization together):
+ * the {@code client} certificate is the super user, {@code alice}'s maps to {@code User:alice}.
  */
 class TlsClientTest {
     private static final Duration VALIDITY = Duration.ofDays(1);
@@ -33,6 +35,8 @@ class TlsClientTest {
     private static Path clientCert;
     private static Path clientKey;
     private static Path strangerCaFile;
+    private static Path aliceCert;
+    private static Path aliceKey;
 
     @BeforeAll
     static void start() throws IOException {
@@ -44,6 +48,9 @@ class TlsClientTest {
         clientCert = root.resolve("client.pem");
         clientKey = root.resolve("client-key.pem");
         ca.issue("CN=client,O=Cohort", List.of(), VALIDITY).write(clientCert, clientKey);
+        aliceCert = root.resolve("alice.pem");
+        aliceKey = root.resolve("alice-key.pem");
+        ca.issue("CN=Alice,OU=Apps,O=Cohort", List.of(), VALIDITY).write(aliceCert, aliceKey);
         CertificateAuthority stranger = CertificateAuthority.create("stranger CA", VALIDITY);
         strangerCaFile = root.resolve("stranger-ca.pem");
         stranger.root().write(strangerCaFile, root.resolve("stranger-ca-key.pem"));
@@ -52,7 +59,10 @@ class TlsClientTest {
                 ServerConfig.TLS_CERT, root.resolve("node-<id>.pem").toString(),
                 ServerConfig.TLS_KEY, root.resolve("node-<id>-key.pem").toString(),
                 ServerConfig.TLS_CA, caFile.toString(),
-                ServerConfig.TLS_CLIENT_AUTH, "required"));
+                ServerConfig.TLS_CLIENT_AUTH, "required",
+                ServerConfig.AUTHORIZER_ENABLED, "true",
+                ServerConfig.SUPER_USERS, "User:CN=client,O=Cohort",
+                ServerConfig.AUTH_PRINCIPAL_MAPPING_RULES, "RULE:^CN=(.*?),OU=Apps,.*$/$1/L,DEFAULT"));
     }
 
     @AfterAll
@@ -72,6 +82,33 @@ class TlsClientTest {
             TopicPartition tp = new TopicPartition("orders", 0);
             client.commitOffsets("tls-group", Map.of(tp, new OffsetAndMetadata(42, -1, "")));
             assertThat(client.fetchOffsets("tls-group")).containsEntry(tp, new OffsetAndMetadata(42, -1, ""));
+        }
+    }
+
+    /**
+     * The principal comes from the certificate of the real TLS port: alice (mapped by the rule) is
+     * refused until the super user (the client certificate's full DN) grants her the group.
+     */
+    @Test
+    void certificatePrincipalIsAuthorizedByReplicatedAcls() {
+        TopicPartition tp = new TopicPartition("orders", 0);
+        Map<TopicPartition, OffsetAndMetadata> offsets = Map.of(tp, new OffsetAndMetadata(7, -1, ""));
+        try (CohortClient alice = client().tls(caFile, aliceCert, aliceKey).build();
+             CohortClient admin = client().tls(caFile, clientCert, clientKey).build()) {
+            assertThatThrownBy(() -> alice.commitOffsets("alice-group", offsets))
+                    .isInstanceOfSatisfying(CohortException.class, e -> assertThat(e.errorCode())
+                            .isEqualTo(io.cohort.api.v1.ErrorCode.GROUP_AUTHORIZATION_FAILED))
+                    .hasMessageContaining("User:alice");
+
+            admin.createAcls(List.of(io.cohort.api.v1.AclBinding.newBuilder().setPrincipal("User:alice")
+                    .setHost("*").setResourceType(io.cohort.api.v1.AclResourceType.ACL_RESOURCE_TYPE_GROUP)
+                    .setResourceName("alice-group")
+                    .setPatternType(io.cohort.api.v1.AclPatternType.ACL_PATTERN_TYPE_LITERAL)
+                    .setOperation(io.cohort.api.v1.AclOperation.ACL_OPERATION_READ)
+                    .setPermission(io.cohort.api.v1.AclPermission.ACL_PERMISSION_ALLOW).build()));
+
+            alice.commitOffsets("alice-group", offsets);
+            assertThat(alice.fetchOffsets("alice-group")).containsEntry(tp, new OffsetAndMetadata(7, -1, ""));
         }
     }
 

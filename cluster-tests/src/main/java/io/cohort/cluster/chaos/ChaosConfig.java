@@ -87,6 +87,7 @@ public record ChaosConfig(int nodes, int partitions, Duration faultPhase, long s
         return "nodes=" + nodes + " partitions=" + partitions + " faultPhase=" + faultPhase.toSeconds() + "s seed=" + seed
                 + " groups=" + groups + "x" + membersPerGroup + " members (topic of " + topicPartitions
                 + " partitions) committers=" + committers + " minLeaderKills=" + minLeaderKills
-                + (diskFull ? " diskFullNode=" + diskFullNode() : " diskFull=off") + " raftTls=" + raftTls + " authorizer=" + authorizer;
+                + (diskFull ? " diskFullNode=" + diskFullNode() : " diskFull=off") + " raftTls=" + raftTls
+                + " authorizer=" + authorizer;
     }
 }

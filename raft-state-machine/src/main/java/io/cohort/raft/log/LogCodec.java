@@ -127,7 +127,8 @@ public final class LogCodec {
         }
         List<Command> commands = new ArrayList<>(entry.getCommandsCount());
         for (CommandProto command : entry.getCommandsList()) {
-            if (version == FORMAT_VERSION_WITHOUT_STATE_LIMITS && (command.hasCreateAcls() || command.hasDeleteAcls())) {
+            boolean aclCommand = command.hasCreateAcls() || command.hasDeleteAcls();
+            if (version == FORMAT_VERSION_WITHOUT_STATE_LIMITS && aclCommand) {
                 throw new LogFormatException("Log entry of format_version " + version + " holds an ACL command;"
                         + " ACL commands exist since format_version " + FORMAT_VERSION);
             }
