@@ -24,6 +24,9 @@
 #   --measure-s S     commit window per C (default 20)      --cs 1,8,32   --ns 10,100,500
 #   --kills K         Cohort kills (default 5)               --kafka-kills K (default 3)
 #   --set key=value   a Cohort node setting (repeatable)     --partitions P (default 1)
+#   --tls             Cohort with TLS on the client ports, client certificates required (a throwaway
+#                     CA per run; the settings land in each result's "settings"); Raft-port TLS too
+#                     with --set raft.tls.* (docs/SECURITY.md)
 #   --keep            keep every cluster's data and logs (benchmarks/target/bench-runs/)
 #   --help            this text; `scripts/bench.sh all --help` lists every option of the driver
 #

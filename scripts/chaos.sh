@@ -4,11 +4,18 @@
 # random nodes (SIGKILL), pauses leaders (SIGSTOP/SIGCONT), cuts nodes off the network, and
 # restarts the whole cluster. Every checker runs at the end; exit 1 on any violation.
 #
-#   scripts/chaos.sh [--nodes 3|5] [--minutes M] [--seed S] [--no-disk-full]
+#   scripts/chaos.sh [--nodes 3|5] [--minutes M] [--seed S] [--no-disk-full] [--tls] [--authorizer]
 #
 # The nemesis also fills the data dir of one node (drawn from the seed), a 64 MiB tmpfs, until the
 # node stops with exit code 74, then frees it and restarts the node. Mounting the tmpfs needs root;
 # --no-disk-full leaves that fault out.
+#
+# --tls turns on mutual TLS on the nodes' Raft ports (a throwaway peer CA and node certificates
+# per run, made by the harness under the run directory's tls/); the faults are the same, the
+# link proxies forward the TLS bytes. --authorizer turns the ACL checks on (authorizer.enabled,
+# a super user grants every principal ALL on groups and the cluster at the start, so every call of
+# the workload is allowed by replicated ACLs). Without them the ports are plaintext and calls
+# unchecked; mvn verify's ChaosIT runs with both (and the disk-full fault).
 #
 # Defaults: 5 nodes, 10 minutes of faults, a seed from the clock (printed, so a run can be
 # replayed: the seed fixes the fault schedule). The report (seed, fault counts, failover times,
@@ -24,12 +31,16 @@ nodes=5
 minutes=10
 seed=$(( $(date +%s) % 100000 ))
 disk_full=""
+tls=""
+authorizer=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --nodes) nodes="$2"; shift 2 ;;
     --minutes) minutes="$2"; shift 2 ;;
     --seed) seed="$2"; shift 2 ;;
     --no-disk-full) disk_full="--no-disk-full"; shift ;;
+    --tls) tls="--tls"; shift ;;
+    --authorizer) authorizer="--authorizer"; shift ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "chaos.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -43,9 +54,9 @@ if ! mvn -B -q install -DskipTests >logs/build-chaos.log 2>&1; then
   exit 1
 fi
 
-echo "chaos.sh: $nodes nodes, $minutes minutes of faults, seed $seed"
+echo "chaos.sh: $nodes nodes, $minutes minutes of faults, seed $seed${tls:+, Raft mTLS}"
 exec mvn -B -q -pl cluster-tests exec:exec -Dexec.executable=java -Dexec.classpathScope=test \
   -Dexec.args="-Xmx1g -Djdk.net.hosts.file=$root/cluster-tests/src/test/resources/cohort-hosts \
 -Dcohort.server.jar=$root/coordinator-server/target/cohort-server.jar -cp %classpath \
 io.cohort.cluster.chaos.ChaosRunner --nodes $nodes --minutes $minutes --seed $seed \
---report-dir $root/cluster-tests/target/chaos-report $disk_full"
+--report-dir $root/cluster-tests/target/chaos-report $disk_full $tls $authorizer"

@@ -2,8 +2,14 @@
 # A local Cohort cluster on 127.0.0.1: node i serves clients on 7100+i, Raft on 7200+i and
 # /metrics on 7300+i. Needs only Java 17 and Maven (the first `up` builds the server jar).
 #
-#   scripts/cluster.sh up [--nodes 3|5] [--partitions P]   start every node, wait until every
-#                                                        partition has a leader, print the endpoints
+#   scripts/cluster.sh up [--nodes 3|5] [--partitions P] [--tls|--no-tls] [--acls|--no-acls]
+#                                                        start every node, wait until every
+#                                                        partition has a leader, print the endpoints;
+#                                                        --tls: generate a throwaway CA and certificates
+#                                                        into data/certs (once) and serve TLS with client
+#                                                        certificates required (kept for later `up`s);
+#                                                        --acls (implies --tls): the authorizer on, the
+#                                                        client certificate a super user, alice's none
 #   scripts/cluster.sh status                            which nodes run, the partitions each leads
 #   scripts/cluster.sh down                              SIGTERM every node (orderly stop), wait
 #   scripts/cluster.sh kill NODE                         SIGKILL one node
@@ -13,7 +19,9 @@
 # Files, relative to the repository root: data/node-<i>/ (Raft logs, snapshots, cluster metadata),
 # data/node-<i>.pid, data/cluster.env (the cluster's shape, kept until you delete data/),
 # data/cohort-server.jar (the jar the nodes run: a copy, refreshed by `up` when no node runs),
-# logs/node-<i>.log (the node's log), logs/node-<i>.out (its stdout and stderr), logs/build.log.
+# logs/node-<i>.log (the node's log), logs/node-<i>.out (its stdout and stderr), logs/build.log,
+# data/certs/ (with --tls: ca.pem, node-<i>.pem, client.pem, alice.pem, peer-ca.pem, peer-node-<i>.pem
+# and keys).
 # The partition count is fixed when the data is created: to change it, `down`, then `rm -rf data`.
 #
 # Environment: COHORT_JAVA_OPTS (default -Xmx512m; -XX:+ExitOnOutOfMemoryError is always added),
@@ -34,6 +42,9 @@ java_opts=${COHORT_JAVA_OPTS:--Xmx512m}
 up_timeout_s=${COHORT_UP_TIMEOUT_S:-90}
 stop_timeout_s=${COHORT_STOP_TIMEOUT_S:-30}
 host=127.0.0.1
+cert_dir=$data_dir/certs
+# With --acls: the principal of the client certificate (CertTool's CN=client,O=Cohort, DEFAULT mapping).
+super_user="User:CN=client,O=Cohort"
 
 die() {
   echo "cluster.sh: $*" >&2
@@ -90,6 +101,47 @@ load_cluster() {
   # shellcheck source=/dev/null
   source "$cluster_env"
   [[ "${NODES:-}" =~ ^[0-9]+$ && "${PARTITIONS:-}" =~ ^[0-9]+$ ]] || die "$cluster_env is damaged; remove data/ to start over"
+  TLS=${TLS:-0}
+  ACLS=${ACLS:-0}
+}
+
+# Writes data/cluster.env from NODES, PARTITIONS, TLS and ACLS.
+save_cluster() {
+  mkdir -p "$data_dir"
+  printf 'NODES=%s\nPARTITIONS=%s\nTLS=%s\nACLS=%s\n' "$NODES" "$PARTITIONS" "$TLS" "$ACLS" >"$cluster_env"
+}
+
+# With TLS: the throwaway CA, node, client and peer certificates, made once (CertTool, Bouncy Castle).
+# Two client certificates: client (the CLI's; the super user with --acls) and alice (no ACLs).
+generate_certs_if_missing() {
+  if [[ -f "$cert_dir/ca.pem" ]]; then
+    [[ -f "$cert_dir/alice.pem" ]] || ((ACLS == 0)) \
+      || die "$cert_dir predates --acls (no alice.pem): scripts/cluster.sh down && rm -rf $cert_dir, then up again"
+    return 0
+  fi
+  echo "generating a throwaway CA and certificates into $cert_dir ..."
+  java -Xmx128m -cp "$run_jar" io.cohort.server.tls.CertTool generate --dir "$cert_dir" --nodes "$NODES" \
+    --client client --client alice || die "could not generate certificates into $cert_dir"
+}
+
+# The node settings for TLS on node $1's client port and Raft port (its own peer CA), as --set options.
+tls_args() {
+  local id=$1
+  ((TLS == 1)) || return 0
+  printf '%s\n' --set tls.enabled=true --set "tls.cert=$cert_dir/node-$id.pem" --set "tls.key=$cert_dir/node-$id-key.pem" \
+    --set "tls.ca=$cert_dir/ca.pem" --set tls.client.auth=required
+  printf '%s\n' --set raft.tls.enabled=true --set "raft.tls.cert=$cert_dir/peer-node-$id.pem" \
+    --set "raft.tls.key=$cert_dir/peer-node-$id-key.pem" --set "raft.tls.ca=$cert_dir/peer-ca.pem"
+  if ((ACLS == 1)); then
+    # The client certificate's subject (the DEFAULT mapping rule keeps the whole DN) is the super user.
+    printf '%s\n' --set authorizer.enabled=true --set "super.users=$super_user"
+  fi
+}
+
+# The CLI's TLS options for this cluster (empty without TLS).
+cli_tls_options() {
+  ((TLS == 1)) || return 0
+  echo "--cacert $cert_dir/ca.pem --cert $cert_dir/client.pem --key $cert_dir/client-key.pem"
 }
 
 peers() {
@@ -140,9 +192,12 @@ raise_fd_limit() {
 
 # Starts node $1 in the background (its pid goes to its pid file); returns at once.
 launch_node() {
-  local id=$1 out pid old_umask
+  local id=$1 out pid old_umask tls=()
   mkdir -p "$data_dir" "$log_dir"
   raise_fd_limit
+  while IFS= read -r arg; do
+    [[ -n "$arg" ]] && tls+=("$arg")
+  done < <(tls_args "$id")
   out="$log_dir/node-$id.out"
   [[ -f "$out" ]] && mv -f "$out" "$out.1"
   # umask 077 for the node: the files it writes (Raft logs, snapshots, its logs) are its user's
@@ -153,7 +208,7 @@ launch_node() {
   # shellcheck disable=SC2086 # java_opts holds several options on purpose
   nohup java -XX:+ExitOnOutOfMemoryError $java_opts -jar "$run_jar" --node-id "$id" --cluster-id cohort --peers "$(peers)" \
     --partitions "$PARTITIONS" --data-dir "$data_dir/node-$id" --log-dir "$log_dir" \
-    --metrics-port "$(metrics_port "$id")" >"$out" 2>&1 </dev/null &
+    --metrics-port "$(metrics_port "$id")" ${tls[@]+"${tls[@]}"} >"$out" 2>&1 </dev/null &
   pid=$!
   umask "$old_umask"
   echo "$pid" >"$(pid_file "$id")"
@@ -227,8 +282,9 @@ await_exit() {
 
 # Asks the running nodes which partitions they lead; $1 = seconds to wait for every partition.
 cluster_status() {
+  # shellcheck disable=SC2046 # the options are words without spaces
   java -Xmx64m -XX:TieredStopAtLevel=1 -cp "$run_jar" io.cohort.server.tools.Status \
-    --bootstrap "$(bootstrap)" --wait-seconds "${1:-0}"
+    --bootstrap "$(bootstrap)" --wait-seconds "${1:-0}" $(cli_tls_options)
 }
 
 print_endpoints() {
@@ -239,13 +295,33 @@ print_endpoints() {
     printf '  node %d  client %s:%d  metrics http://%s:%d/metrics  log %s  data %s\n' "$i" "$host" \
       "$(client_port "$i")" "$host" "$(metrics_port "$i")" "$log_dir/node-$i.log" "$data_dir/node-$i"
   done
-  echo "  try: grpcurl -plaintext $host:$(client_port 1) list"
+  if ((TLS == 1)); then
+    echo "  TLS on the client ports (client certificates required) and the Raft ports (peer CA);"
+    echo "  /metrics stays plain HTTP, bound to $host only"
+    echo "  CA: $cert_dir/ca.pem   client certificate: $cert_dir/client.pem   key: $cert_dir/client-key.pem"
+    echo "  try: scripts/cohort $(cli_tls_options) cluster status"
+    echo "   or: export COHORT_CACERT=$root/$cert_dir/ca.pem COHORT_CERT=$root/$cert_dir/client.pem COHORT_KEY=$root/$cert_dir/client-key.pem"
+    echo "  grpcurl: grpcurl -cacert $cert_dir/ca.pem -cert $cert_dir/client.pem -key $cert_dir/client-key.pem $host:$(client_port 1) list"
+    if ((ACLS == 1)); then
+      echo "  ACLs on (authorizer.enabled): client.pem is the super user $super_user;"
+      echo "  alice.pem (User:CN=alice,O=Cohort) has no ACL, so she is refused (GROUP_AUTHORIZATION_FAILED):"
+      echo "    scripts/cohort --cacert $cert_dir/ca.pem --cert $cert_dir/alice.pem --key $cert_dir/alice-key.pem groups describe app-1"
+      echo "  let her read the app- groups, then try again:"
+      echo "    scripts/cohort $(cli_tls_options) acls add --allow-principal 'User:CN=alice,O=Cohort' --operation read --group app- --resource-pattern-type prefixed"
+    fi
+  else
+    echo "  try: grpcurl -plaintext $host:$(client_port 1) list"
+  fi
 }
 
 cmd_up() {
-  local nodes=3 partitions="" i pid failed=0 launching=()
+  local nodes=3 partitions="" i pid failed=0 launching=() tls="" acls=""
   while (($#)); do
     case "$1" in
+      --tls) tls=1; shift ;;
+      --no-tls) tls=0; shift ;;
+      --acls) acls=1; tls=1; shift ;;
+      --no-acls) acls=0; shift ;;
       --nodes) nodes=${2:-}; shift 2 || die "--nodes needs a value" ;;
       --partitions) partitions=${2:-}; shift 2 || die "--partitions needs a value" ;;
       -h | --help) usage 0 ;;
@@ -263,11 +339,16 @@ cmd_up() {
   else
     NODES=$nodes
     PARTITIONS=${partitions:-1}
-    mkdir -p "$data_dir"
-    printf 'NODES=%s\nPARTITIONS=%s\n' "$NODES" "$PARTITIONS" >"$cluster_env"
+    TLS=0
+    ACLS=0
   fi
+  [[ -n "$tls" ]] && TLS=$tls
+  [[ -n "$acls" ]] && ACLS=$acls
+  ((TLS == 1 || ACLS == 0)) || die "--acls needs TLS (principals come from client certificates): drop --no-tls"
+  save_cluster
   build_jar_if_missing
   install_run_jar
+  ((TLS == 1)) && generate_certs_if_missing
   # Launch every node at once (a JVM and Ratis take seconds to start), then wait for each.
   for ((i = 1; i <= NODES; i++)); do
     if pid=$(node_pid "$i"); then

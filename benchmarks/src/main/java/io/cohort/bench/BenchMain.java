@@ -108,6 +108,10 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--set", description = "A Cohort node setting, key=value (repeatable), e.g. --set raft.election.timeout.min.ms=300.")
     List<String> sets = new ArrayList<>();
 
+    @Option(names = "--tls", description = "Cohort with TLS on the client ports and client certificates required "
+            + "(a throwaway CA made for the run; Raft-port TLS too if given with --set raft.tls.*).")
+    boolean tls;
+
     @Option(names = "--cohort-jvm-opt", description = "An extra JVM option for every Cohort node (repeatable).")
     List<String> cohortJvmOpts = new ArrayList<>();
 
@@ -161,7 +165,7 @@ public final class BenchMain implements Callable<Integer> {
                 Machine.intList(cs), Machine.intList(ns != null ? ns : quick ? "10,100" : "10,100,500"),
                 rebalanceSettleMs, rebalanceTimeoutS, memberPollMs,
                 pick(kills, 5, 1), pick(kafkaKills, 3, 1), failoverCommitters, preKillS, observeS, pick(killSettleS, 10, 2), catchUpTimeoutS,
-                pick(groups, 100_000, 10_000), offsetsPerGroup, scaleThreads, scaleClients, scaleVerify, scaleHeap);
+                pick(groups, 100_000, 10_000), offsetsPerGroup, scaleThreads, scaleClients, scaleVerify, scaleHeap, tls);
     }
 
     private int pick(Integer given, int full, int quickDefault) {

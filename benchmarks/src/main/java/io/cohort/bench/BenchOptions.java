@@ -39,7 +39,8 @@ record BenchOptions(
         int scaleThreads,
         int scaleClients,
         int scaleVerify,
-        String scaleHeap) {
+        String scaleHeap,
+        boolean tls) {
 
     boolean runCohort() {
         return !kafkaOnly;

@@ -30,15 +30,19 @@ final class CohortTarget implements Target {
     private final BenchOptions options;
     private volatile boolean keepFiles;
 
+    /** The run's certificates with {@code --tls}, else null. */
+    private final BenchTls tls;
+
     private CohortTarget(ProcessCluster cluster, List<String> jvmArgs, Map<String, String> settings,
-            BenchOptions options) {
+            BenchOptions options, BenchTls tls) {
+        this.tls = tls;
         this.cluster = cluster;
         this.jvmArgs = jvmArgs;
         this.settings = settings;
         this.options = options;
         this.bootstrap = cluster.nodeIds().stream().map(i -> "127.0.0.1:" + cluster.clientPort(i))
                 .collect(Collectors.joining(","));
-        this.admin = CohortClient.builder().bootstrap(bootstrap).clientId("bench-admin").build();
+        this.admin = clientBuilder().clientId("bench-admin").build();
     }
 
     /**
@@ -48,6 +52,10 @@ final class CohortTarget implements Target {
     static CohortTarget start(BenchOptions options, String name, String heap, Map<String, String> extraSettings) {
         Map<String, String> settings = new LinkedHashMap<>(options.cohortSettings());
         settings.putAll(extraSettings);
+        BenchTls tls = options.tls() ? BenchTls.generate(options.workDir().resolve(name + "-certs")) : null;
+        if (tls != null) {
+            settings.putAll(tls.nodeSettings());
+        }
         // ProcessCluster's defaults (C1 only, serial GC) suit tests, not measurements: restore the JVM's
         // own defaults (C2, G1 on this machine), then the heap and any options given on the command line.
         List<String> jvmArgs = new ArrayList<>(List.of("-XX:TieredStopAtLevel=4", "-XX:-UseSerialGC", "-XX:+UseG1GC", heap));
@@ -57,6 +65,9 @@ final class CohortTarget implements Target {
                 .baseDir(options.workDir()).startTimeout(Duration.ofSeconds(120))
                 .jvmArgs(jvmArgs.toArray(String[]::new));
         settings.forEach(builder::set);
+        if (tls != null) {
+            builder.clientCredentials(tls.channelCredentials());
+        }
         Machine.log("cohort: starting 3 nodes (" + String.join(" ", jvmArgs) + ", partitions " + options.partitions()
                 + (settings.isEmpty() ? "" : ", " + settings) + ")");
         ProcessCluster cluster = builder.start();
@@ -67,7 +78,7 @@ final class CohortTarget implements Target {
             throw new IllegalStateException("cohort cluster did not settle its leaders: " + e.getMessage(), e);
         }
         Machine.log("cohort: serving at " + cluster.runDir());
-        return new CohortTarget(cluster, jvmArgs, settings, options);
+        return new CohortTarget(cluster, jvmArgs, settings, options, tls);
     }
 
     ProcessCluster cluster() {
@@ -98,7 +109,13 @@ final class CohortTarget implements Target {
     }
 
     CohortClient newClient(String clientId) {
-        return CohortClient.builder().bootstrap(bootstrap).clientId(clientId).build();
+        return clientBuilder().clientId(clientId).build();
+    }
+
+    /** A client builder for this cluster, with the run's client certificate under {@code --tls}. */
+    private CohortClient.Builder clientBuilder() {
+        CohortClient.Builder builder = CohortClient.builder().bootstrap(bootstrap);
+        return tls == null ? builder : builder.tls(tls.ca(), tls.clientCert(), tls.clientKey());
     }
 
     @Override

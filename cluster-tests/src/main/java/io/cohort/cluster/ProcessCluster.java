@@ -5,6 +5,7 @@ import io.cohort.api.v1.ClusterStatusRequest;
 import io.cohort.api.v1.ClusterStatusResponse;
 import io.cohort.api.v1.GroupCoordinatorGrpc;
 import io.cohort.api.v1.PartitionStatus;
+import io.cohort.cluster.tls.Certificates;
 import io.cohort.testsupport.TestPorts;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
@@ -75,6 +76,10 @@ public final class ProcessCluster implements AutoCloseable {
 
     private final Path serverJar;
     private final Path runDir;
+    /** Replaced by the node id in setting values. */
+    static final String NODE_ID_PLACEHOLDER = "<id>";
+    /** How {@link #channel} talks to the client ports: plaintext unless the nodes run TLS. */
+    private final io.grpc.ChannelCredentials clientCredentials;
     private final int partitions;
     private final String clusterId;
     private final Map<String, String> settings;
@@ -86,10 +91,15 @@ public final class ProcessCluster implements AutoCloseable {
     private final RaftLinks links;
     /** The nodes whose data dir is a small tmpfs ({@link Builder#smallDisk}). */
     private final Map<Integer, SmallDisk> smallDisks = new TreeMap<>();
+    /** The run's throwaway peer CA; null unless built with {@link Builder#raftTls()}. */
+    private final Certificates.Ca peerCa;
+    /** Processes started with a node's identity beside the cluster ({@link #startOutsider}). */
+    private final List<Node> outsiders = new ArrayList<>();
 
     private ProcessCluster(Builder builder, Path runDir) {
         this.serverJar = builder.serverJar;
         this.runDir = runDir;
+        this.clientCredentials = builder.clientCredentials;
         this.partitions = builder.partitions;
         this.clusterId = builder.clusterId;
         this.settings = new LinkedHashMap<>(builder.settings);
@@ -98,9 +108,14 @@ public final class ProcessCluster implements AutoCloseable {
         // Below the ephemeral range and reserved for this JVM alone (TestPorts): no other test JVM and no
         // outgoing connection takes a node's port, also while the node is down between kill and restart.
         int[] ports = TestPorts.next(3 * builder.nodeCount);
+        this.peerCa = builder.raftTls ? Certificates.ca("cohort-it peer CA " + runDir.getFileName()) : null;
         for (int i = 1; i <= builder.nodeCount; i++) {
             int base = 3 * (i - 1);
-            nodes.put(i, new Node(i, ports[base], ports[base + 1], ports[base + 2], runDir.resolve("node-" + i)));
+            Node node = new Node(i, ports[base], ports[base + 1], ports[base + 2], runDir.resolve("node-" + i));
+            if (peerCa != null) {
+                node.raftTlsSettings.putAll(raftTlsSettings(peerCa, i, "node-" + i));
+            }
+            nodes.put(i, node);
         }
         mountSmallDisks(builder.smallDiskBytes);
         Map<Integer, Integer> raftPorts = new TreeMap<>();
@@ -144,6 +159,107 @@ public final class ProcessCluster implements AutoCloseable {
             } catch (RuntimeException e) {
                 System.err.println("[process-cluster] " + e.getMessage());
             }
+        }
+    }
+
+    /** Whether the Raft ports speak mutual TLS ({@link Builder#raftTls()}). */
+    public boolean raftTls() {
+        return peerCa != null;
+    }
+
+    /** Where the run's certificates are: {@code <run>/tls}. */
+    public Path tlsDir() {
+        return runDir.resolve("tls");
+    }
+
+    /** The PEM file of the run's peer CA, which every node trusts. Only with {@link Builder#raftTls()}. */
+    public Path peerCaFile() {
+        if (peerCa == null) {
+            throw new IllegalStateException("this cluster was built without raftTls()");
+        }
+        return tlsDir().resolve("peer-ca.crt");
+    }
+
+    /**
+     * A certificate for node {@code nodeId}'s hosts (127.0.0.1, localhost and its faulty-network
+     * name) signed by {@code ca}, trusting {@code trustedCaFile}, as {@code raft.tls.*} settings.
+     * With the run's peer CA this is what the node gets; with another CA it makes an impostor.
+     */
+    public Map<String, String> raftTlsSettings(Certificates.Ca ca, int nodeId, String fileStem, Path trustedCaFile) {
+        Certificates.Leaf leaf = ca.issue("n" + nodeId, List.of(HOST, "localhost", RaftLinks.hostName(nodeId)), tlsDir(),
+                fileStem);
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("raft.tls.enabled", "true");
+        settings.put("raft.tls.cert", leaf.certFile().toString());
+        settings.put("raft.tls.key", leaf.keyFile().toString());
+        settings.put("raft.tls.ca", trustedCaFile.toString());
+        return settings;
+    }
+
+    private Map<String, String> raftTlsSettings(Certificates.Ca ca, int nodeId, String fileStem) {
+        ca.writeCertificate(tlsDir().resolve("peer-ca.crt"));
+        return raftTlsSettings(ca, nodeId, fileStem, tlsDir().resolve("peer-ca.crt"));
+    }
+
+    /**
+     * Starts a process with node {@code asNodeId}'s identity (its id and ports, the same peers and
+     * cluster id) but a fresh directory {@code <run>/<name>} and, instead of the node's Raft TLS,
+     * {@code raftTls} (empty: plaintext); waits until it prints SERVING. The node itself must not be
+     * running (the ports are the same). For tests of what an impostor can do.
+     */
+    public Outsider startOutsider(String name, int asNodeId, Map<String, String> raftTls) {
+        Node node = node(asNodeId);
+        if (isRunning(asNodeId)) {
+            throw new IllegalStateException("node " + asNodeId + " is running; an outsider with its ports cannot start");
+        }
+        Node outsider = new Node(asNodeId, node.clientPort, node.raftPort, node.metricsPort, runDir.resolve(name));
+        outsider.raftTlsSettings.putAll(raftTls);
+        synchronized (outsiders) {
+            outsiders.add(outsider);
+        }
+        launch(outsider);
+        awaitServing(outsider);
+        return new Outsider(outsider);
+    }
+
+    /** A process started by {@link #startOutsider}. */
+    public final class Outsider {
+        private final Node node;
+
+        private Outsider(Node node) {
+            this.node = node;
+        }
+
+        public Path dir() {
+            return node.dir;
+        }
+
+        /** Its node log ({@code logs/node-<id>.log}). */
+        public Path logFile() {
+            return node.logDir().resolve("node-" + node.id + ".log");
+        }
+
+        public boolean isRunning() {
+            return node.process != null && node.process.isAlive();
+        }
+
+        /** ClusterStatus as the outsider sees it (its client port; 5 s deadline). */
+        public ClusterStatusResponse status() {
+            ManagedChannel channel = Grpc.newChannelBuilderForAddress(HOST, node.clientPort,
+                    InsecureChannelCredentials.create()).build();
+            try {
+                return ClusterAdminGrpc.newBlockingStub(channel).withDeadlineAfter(5, TimeUnit.SECONDS)
+                        .clusterStatus(ClusterStatusRequest.getDefaultInstance());
+            } finally {
+                channel.shutdownNow();
+            }
+        }
+
+        /** SIGKILL, and waits until it is gone. */
+        public void kill() {
+            Process process = node.process;
+            process.destroyForcibly();
+            waitForExit(node, process, Duration.ofSeconds(10));
         }
     }
 
@@ -358,12 +474,12 @@ public final class ProcessCluster implements AutoCloseable {
         }
     }
 
-    /** A plaintext channel to node {@code nodeId}'s client port; a fresh one after each (re)start. */
+    /** A channel (plaintext, or the builder's clientCredentials) to node {@code nodeId}'s client port; a fresh one after each (re)start. */
     public ManagedChannel channel(int nodeId) {
         Node node = node(nodeId);
         synchronized (node) {
             if (node.channel == null) {
-                node.channel = Grpc.newChannelBuilderForAddress(HOST, node.clientPort, InsecureChannelCredentials.create())
+                node.channel = Grpc.newChannelBuilderForAddress(HOST, node.clientPort, clientCredentials)
                         .build();
             }
             return node.channel;
@@ -562,14 +678,18 @@ public final class ProcessCluster implements AutoCloseable {
     }
 
     private void killAllQuietly() {
-        for (Node node : nodes.values()) {
+        List<Node> all = new ArrayList<>(nodes.values());
+        synchronized (outsiders) {
+            all.addAll(outsiders);
+        }
+        for (Node node : all) {
             closeChannel(node);
             Process process = node.process;
             if (process != null && process.isAlive()) {
                 process.destroyForcibly();
             }
         }
-        for (Node node : nodes.values()) {
+        for (Node node : all) {
             if (node.process != null) {
                 try {
                     node.process.waitFor(10, TimeUnit.SECONDS);
@@ -644,6 +764,10 @@ public final class ProcessCluster implements AutoCloseable {
                 "--partitions", String.valueOf(partitions),
                 "--metrics-port", String.valueOf(node.metricsPort)));
         for (Map.Entry<String, String> setting : settings.entrySet()) {
+            command.add("--set");
+            command.add(setting.getKey() + "=" + setting.getValue().replace(NODE_ID_PLACEHOLDER, String.valueOf(node.id)));
+        }
+        for (Map.Entry<String, String> setting : node.raftTlsSettings.entrySet()) {
             command.add("--set");
             command.add(setting.getKey() + "=" + setting.getValue());
         }
@@ -752,8 +876,19 @@ public final class ProcessCluster implements AutoCloseable {
         private Duration startTimeout = Duration.ofSeconds(90);
         private boolean faultyNetwork;
         private final Map<Integer, Long> smallDiskBytes = new TreeMap<>();
+        private boolean raftTls;
+        private io.grpc.ChannelCredentials clientCredentials = InsecureChannelCredentials.create();
 
         private Builder() {
+        }
+
+        /**
+         * Mutual TLS on every Raft port: the harness makes a throwaway peer CA and a certificate
+         * per node under {@code <run>/tls} and passes them as {@code raft.tls.*}.
+         */
+        public Builder raftTls() {
+            this.raftTls = true;
+            return this;
         }
 
         /**
@@ -783,6 +918,12 @@ public final class ProcessCluster implements AutoCloseable {
                     : Path.of("..", "coordinator-server", "target", "cohort-server.jar")).toAbsolutePath().normalize();
         }
 
+        /** The credentials of the cluster's own channels to the client ports, for nodes run with {@code tls.*}. */
+        public Builder clientCredentials(io.grpc.ChannelCredentials credentials) {
+            this.clientCredentials = credentials;
+            return this;
+        }
+
         public Builder nodes(int count) {
             if (count < 1) {
                 throw new IllegalArgumentException("a cluster needs at least one node, got " + count);
@@ -807,7 +948,10 @@ public final class ProcessCluster implements AutoCloseable {
             return this;
         }
 
-        /** A server setting passed to every node as {@code --set key=value}. */
+        /**
+         * A server setting passed to every node as {@code --set key=value}; {@code <id>} in the value
+         * becomes the node's id (per-node files: {@code tls.cert=.../node-<id>.pem}).
+         */
         public Builder set(String key, Object value) {
             settings.put(key, String.valueOf(value));
             return this;
@@ -860,6 +1004,8 @@ public final class ProcessCluster implements AutoCloseable {
         final int raftPort;
         final int metricsPort;
         final Path dir;
+        /** Its {@code raft.tls.*} settings; empty for a plaintext Raft port. */
+        final Map<String, String> raftTlsSettings = new LinkedHashMap<>();
         int starts;
         volatile Process process;
         ManagedChannel channel;

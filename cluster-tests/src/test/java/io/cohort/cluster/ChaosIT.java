@@ -16,8 +16,15 @@ import org.junit.jupiter.api.Timeout;
  * consumer groups of GroupMembers, independent committers with readers and a fence probe, while the
  * nemesis kills leaders (at least 10), pauses leaders past the election timeout and cuts a leader
  * off the network, and fills the data dir (a 64 MiB tmpfs: CI runs as root) of one node until it
- * stops with exit code 74, then frees it and restarts the node. Any checker violation fails the build; the report, the history and (on failure)
- * every node's log stay in target/chaos-report/. Seed: -Dcohort.chaos.seed (default below).
+ * stops with exit code 74, then frees it and restarts the node. Every Raft port speaks mutual TLS
+ * (a throwaway peer CA per run): TLS connections through the fault proxies, re-handshaken after
+ * every kill, pause and cut; and every node checks ACLs (authorizer.enabled): the workload's
+ * calls are allowed only by ACLs created at the start, replicated through partition 0's log
+ * ({@code ChaosAuthorization}). One scenario only, to keep the build's time in check; the
+ * plaintext, unchecked variant runs with {@code scripts/chaos.sh} (without {@code --tls
+ * --authorizer}). Any checker violation fails
+ * the build; the report, the history and (on failure) every node's log stay in
+ * target/chaos-report/. Seed: -Dcohort.chaos.seed (default below).
  */
 @Timeout(value = 8, unit = TimeUnit.MINUTES)
 class ChaosIT {
@@ -33,6 +40,8 @@ class ChaosIT {
         assertThat(schedule.stream().filter(s -> s.fault() == Nemesis.Fault.PAUSE_LEADER)).isNotEmpty();
         assertThat(schedule.stream().filter(s -> s.fault() == Nemesis.Fault.PARTITION_LEADER)).isNotEmpty();
         assertThat(schedule.stream().filter(s -> s.fault() == Nemesis.Fault.DISK_FULL)).hasSize(1);
+        assertThat(config.raftTls()).isTrue();
+        assertThat(config.authorizer()).isTrue();
 
         ChaosRunner.Result result = new ChaosRunner(config).run();
 

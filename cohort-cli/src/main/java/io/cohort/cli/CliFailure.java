@@ -39,6 +39,10 @@ final class CliFailure extends RuntimeException {
 
     /** {@code what} failed with {@code e}; {@code hint} if non-null, else the one that follows from the code. */
     static CliFailure of(String what, CohortException e, String hint) {
+        if (e instanceof io.cohort.client.TransportSecurityException) {
+            // The message already says what to change; a hint about running clusters would mislead.
+            return new CliFailure(what + ": " + e.getMessage(), null, e);
+        }
         // CohortException's message is "ERROR_NAME (code): <client context>: <server message>".
         return new CliFailure(what + ": " + e.getMessage(), hint != null ? hint : hintFor(e), e);
     }

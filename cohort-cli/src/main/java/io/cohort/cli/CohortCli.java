@@ -5,6 +5,7 @@ import io.cohort.client.CohortClient;
 import io.cohort.client.CohortException;
 import io.cohort.client.internal.Endpoint;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -34,7 +35,8 @@ import picocli.CommandLine.Spec;
         versionProvider = CohortCli.Version.class, sortOptions = false, usageHelpAutoWidth = true,
         description = "Inspects and administers a Cohort cluster: consumer groups, committed offsets, "
                 + "coordinators, Raft partitions.",
-        subcommands = {GroupsCommand.class, OffsetsCommand.class, FindCoordinatorCommand.class, ClusterCommand.class},
+        subcommands = {GroupsCommand.class, OffsetsCommand.class, FindCoordinatorCommand.class, ClusterCommand.class,
+                AclsCommand.class},
         footerHeading = "%nExit codes:%n",
         footer = {"  0  success", "  1  the operation failed or was refused (the reason on stderr)",
                 "  2  usage error"})
@@ -53,6 +55,12 @@ public final class CohortCli implements Runnable {
     @Option(names = "--output", order = 2, scope = ScopeType.INHERIT, paramLabel = "table|json", defaultValue = "table",
             description = "How results print on stdout: aligned columns (default) or one JSON document.")
     OutputFormat output;
+
+    @Option(names = "--token", order = 5, scope = ScopeType.INHERIT, paramLabel = "TOKEN",
+            defaultValue = "${env:COHORT_TOKEN}",
+            description = "A bearer token (<name>.<secret>) to authenticate as User:<name> (default: $COHORT_TOKEN). "
+                    + "Use it over TLS only.")
+    String token;
 
     @Option(names = "--verbose", order = 4, scope = ScopeType.INHERIT,
             description = "Print stack traces with errors, and the client's debug log on stderr.")
@@ -82,6 +90,23 @@ public final class CohortCli implements Runnable {
         }
         this.bootstrap = List.copyOf(endpoints);
     }
+
+    @Option(names = "--cacert", order = 5, scope = ScopeType.INHERIT, paramLabel = "FILE",
+            defaultValue = "${env:COHORT_CACERT}",
+            description = "Speak TLS, trusting node certificates signed by the CA in this PEM file "
+                    + "(env COHORT_CACERT; scripts/cluster.sh up --tls writes data/certs/ca.pem).")
+    Path caCert;
+
+    @Option(names = "--cert", order = 6, scope = ScopeType.INHERIT, paramLabel = "FILE",
+            defaultValue = "${env:COHORT_CERT}",
+            description = "The client certificate (PEM) for nodes that ask for one; needs --key and --cacert "
+                    + "(env COHORT_CERT).")
+    Path cert;
+
+    @Option(names = "--key", order = 7, scope = ScopeType.INHERIT, paramLabel = "FILE",
+            defaultValue = "${env:COHORT_KEY}",
+            description = "The private key (PEM, PKCS#8) of --cert (env COHORT_KEY).")
+    Path key;
 
     @Option(names = "--timeout", order = 3, scope = ScopeType.INHERIT, paramLabel = "SECONDS", defaultValue = "30",
             description = "How long a call may keep retrying (failovers, elections) before it fails "
@@ -152,8 +177,21 @@ public final class CohortCli implements Runnable {
     /** A new client for the global options; the caller closes it. */
     CohortClient newClient() {
         Duration apiTimeout = Duration.ofSeconds(timeoutSeconds);
-        return CohortClient.builder().bootstrap(bootstrap).clientId(CLIENT_ID).apiTimeout(apiTimeout)
-                .requestTimeout(apiTimeout.compareTo(REQUEST_TIMEOUT) < 0 ? apiTimeout : REQUEST_TIMEOUT).build();
+        CohortClient.Builder builder = CohortClient.builder().bootstrap(bootstrap).clientId(CLIENT_ID)
+                .apiTimeout(apiTimeout).bearerToken(token)
+                .requestTimeout(apiTimeout.compareTo(REQUEST_TIMEOUT) < 0 ? apiTimeout : REQUEST_TIMEOUT);
+        if (caCert != null || cert != null || key != null) {
+            if (caCert == null) {
+                throw new ParameterException(spec.commandLine(), "--cert/--key need --cacert (the CA that signed "
+                        + "the nodes' certificates), or COHORT_CACERT");
+            }
+            try {
+                builder.tls(caCert, cert, key);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
+            }
+        }
+        return builder.build();
     }
 
     List<String> bootstrap() {

@@ -36,12 +36,17 @@ import io.cohort.api.v1.TransferLeadershipResponse;
 import io.cohort.client.internal.Backoff;
 import io.cohort.client.internal.Endpoint;
 import io.cohort.client.internal.Partitioner;
+import io.cohort.client.internal.TlsDiagnosis;
+import io.grpc.ChannelCredentials;
 import io.grpc.ConnectivityState;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.TlsChannelCredentials;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -99,6 +104,10 @@ public final class CohortClient implements AutoCloseable {
     private final Duration apiTimeout;
     private final Backoff backoff;
     private final int maxInboundMessageBytes;
+    private final TlsDiagnosis.ClientTls tls;
+    private final ChannelCredentials credentials;
+    /** Sends {@code authorization: Bearer <token>} on every call; null without a token. */
+    private final io.grpc.ClientInterceptor bearer;
 
     private final ConcurrentMap<Endpoint, ManagedChannel> channels = new ConcurrentHashMap<>();
     private final ConcurrentMap<Integer, Coordinator> coordinatorByPartition = new ConcurrentHashMap<>();
@@ -118,6 +127,34 @@ public final class CohortClient implements AutoCloseable {
         this.apiTimeout = builder.apiTimeout;
         this.backoff = new Backoff(builder.retryBackoff.toMillis(), builder.retryBackoffMax.toMillis());
         this.maxInboundMessageBytes = builder.maxInboundMessageBytes;
+        this.tls = new TlsDiagnosis.ClientTls(builder.caCert, builder.cert, builder.key);
+        this.credentials = credentials(tls);
+        this.bearer = builder.bearerToken == null ? null : bearerInterceptor(builder.bearerToken);
+    }
+
+    /** Plaintext, or TLS trusting {@code caCert} only and presenting {@code cert}/{@code key} if given. */
+    private static ChannelCredentials credentials(TlsDiagnosis.ClientTls tls) {
+        if (!tls.enabled()) {
+            return InsecureChannelCredentials.create();
+        }
+        try {
+            TlsChannelCredentials.Builder builder = TlsChannelCredentials.newBuilder().trustManager(tls.caCert().toFile());
+            if (tls.cert() != null) {
+                builder.keyManager(tls.cert().toFile(), tls.key().toFile());
+            }
+            return builder.build();
+        } catch (java.io.IOException | RuntimeException e) {
+            throw new IllegalArgumentException("cannot use the TLS files (--cacert " + tls.caCert()
+                    + (tls.cert() == null ? "" : ", --cert " + tls.cert() + ", --key " + tls.key()) + "): "
+                    + e.getMessage(), e);
+        }
+    }
+
+    private static io.grpc.ClientInterceptor bearerInterceptor(String token) {
+        io.grpc.Metadata headers = new io.grpc.Metadata();
+        headers.put(io.grpc.Metadata.Key.of("authorization", io.grpc.Metadata.ASCII_STRING_MARSHALLER),
+                "Bearer " + token);
+        return io.grpc.stub.MetadataUtils.newAttachHeadersInterceptor(headers);
     }
 
     public static Builder builder() {
@@ -354,9 +391,51 @@ public final class CohortClient implements AutoCloseable {
     /** The cluster as some node sees it (the first that answers). */
     public ClusterStatusResponse clusterStatus(boolean includeStateDigest) {
         ClusterStatusRequest request = ClusterStatusRequest.newBuilder().setIncludeStateDigest(includeStateDigest).build();
-        return anyNodeCall(endpoint -> ClusterAdminGrpc.newBlockingStub(channel(endpoint))
+        ClusterStatusResponse response = anyNodeCall(endpoint -> ClusterAdminGrpc.newBlockingStub(channel(endpoint))
                 .withDeadlineAfter(requestTimeout.toMillis(), TimeUnit.MILLISECONDS).clusterStatus(request),
                 "asking for the cluster status");
+        throwIfError(response.getErrorCode(), response.getErrorMessage(), "asking for the cluster status");
+        return response;
+    }
+
+    /**
+     * Adds ACLs (needs ALTER on the cluster). COORDINATOR_NOT_AVAILABLE (partition 0 has no leader
+     * right now) is retried on another node within the budget; any other error is thrown.
+     */
+    public io.cohort.api.v1.CreateAclsResponse createAcls(List<io.cohort.api.v1.AclBinding> acls) {
+        io.cohort.api.v1.CreateAclsRequest request = io.cohort.api.v1.CreateAclsRequest.newBuilder()
+                .addAllCreations(acls).build();
+        io.cohort.api.v1.CreateAclsResponse response = anyNodeCall(endpoint -> {
+            io.cohort.api.v1.CreateAclsResponse r = ClusterAdminGrpc.newBlockingStub(channel(endpoint))
+                    .withDeadlineAfter(requestTimeout.toMillis() * 3, TimeUnit.MILLISECONDS).createAcls(request);
+            return r.getErrorCode() == ErrorCode.COORDINATOR_NOT_AVAILABLE ? null : r;
+        }, "adding ACLs");
+        throwIfError(response.getErrorCode(), response.getErrorMessage(), "adding ACLs");
+        return response;
+    }
+
+    /** Removes the ACLs matching each filter (needs ALTER on the cluster); retried as {@link #createAcls}. */
+    public io.cohort.api.v1.DeleteAclsResponse deleteAcls(List<io.cohort.api.v1.AclBindingFilter> filters) {
+        io.cohort.api.v1.DeleteAclsRequest request = io.cohort.api.v1.DeleteAclsRequest.newBuilder()
+                .addAllFilters(filters).build();
+        io.cohort.api.v1.DeleteAclsResponse response = anyNodeCall(endpoint -> {
+            io.cohort.api.v1.DeleteAclsResponse r = ClusterAdminGrpc.newBlockingStub(channel(endpoint))
+                    .withDeadlineAfter(requestTimeout.toMillis() * 3, TimeUnit.MILLISECONDS).deleteAcls(request);
+            return r.getErrorCode() == ErrorCode.COORDINATOR_NOT_AVAILABLE ? null : r;
+        }, "removing ACLs");
+        throwIfError(response.getErrorCode(), response.getErrorMessage(), "removing ACLs");
+        return response;
+    }
+
+    /** The ACLs matching {@code filter}, as the answering node has applied them (needs DESCRIBE on the cluster). */
+    public List<io.cohort.api.v1.AclBinding> describeAcls(io.cohort.api.v1.AclBindingFilter filter) {
+        io.cohort.api.v1.DescribeAclsRequest request = io.cohort.api.v1.DescribeAclsRequest.newBuilder()
+                .setFilter(filter).build();
+        io.cohort.api.v1.DescribeAclsResponse response = anyNodeCall(endpoint -> ClusterAdminGrpc
+                .newBlockingStub(channel(endpoint)).withDeadlineAfter(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
+                .describeAcls(request), "listing ACLs");
+        throwIfError(response.getErrorCode(), response.getErrorMessage(), "listing ACLs");
+        return response.getAclsList();
     }
 
     /**
@@ -537,7 +616,7 @@ public final class CohortClient implements AutoCloseable {
                     coordinatorByPartition.remove(partition, coordinator);
                 }
             } catch (StatusRuntimeException e) {
-                lastFailure = retriableTransportFailure(e, coordinator);
+                lastFailure = retriableTransportFailure(e, coordinator, endpointOf(coordinator));
                 coordinatorByPartition.remove(partition, coordinator);
             }
             if (!sleepBeforeRetry(attempt, deadline)) {
@@ -550,9 +629,16 @@ public final class CohortClient implements AutoCloseable {
         }
     }
 
-    /** Returns the failure if the gRPC status is worth a retry; throws the right exception if not. */
-    private RuntimeException retriableTransportFailure(StatusRuntimeException e, Object target) {
+    /**
+     * Returns the failure if the gRPC status is worth a retry; throws the right exception if not,
+     * among them a TLS mismatch with {@code endpoint}, which no retry mends.
+     */
+    private RuntimeException retriableTransportFailure(StatusRuntimeException e, Object target, Endpoint endpoint) {
         Status.Code code = e.getStatus().getCode();
+        String tlsProblem = TlsDiagnosis.explain(e, endpoint, tls);
+        if (tlsProblem != null) {
+            throw new TransportSecurityException(tlsProblem, e);
+        }
         switch (code) {
             case UNAVAILABLE, DEADLINE_EXCEEDED, ABORTED -> {
                 LOG.debug("{} failed with {}; retrying", target, code);
@@ -570,6 +656,17 @@ public final class CohortClient implements AutoCloseable {
                 }
                 return e;
             }
+            case UNKNOWN -> {
+                // Over TLS, a call written to a connection the node just dropped (killed, restarting)
+                // fails as UNKNOWN "channel closed" (grpc-netty maps the ClosedChannelException from
+                // the TLS handler so) where plaintext reports UNAVAILABLE: the same transport failure.
+                if (closedConnection(e)) {
+                    LOG.debug("{} failed with {} (connection closed); retrying", target, code);
+                    return e;
+                }
+                throw new CohortException(ErrorCode.UNKNOWN_SERVER_ERROR,
+                        target + " failed with gRPC status " + code + ": " + e.getStatus().getDescription(), e);
+            }
             case INVALID_ARGUMENT -> throw new CohortException(ErrorCode.INVALID_REQUEST,
                     e.getStatus().getDescription(), e);
             default -> throw new CohortException(ErrorCode.UNKNOWN_SERVER_ERROR,
@@ -581,6 +678,15 @@ public final class CohortClient implements AutoCloseable {
     private static boolean isMessageSizeLimit(StatusRuntimeException e) {
         String description = e.getStatus().getDescription();
         return description != null && description.contains("exceeds maximum size");
+    }
+
+    private static boolean closedConnection(StatusRuntimeException e) {
+        for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
+            if (t instanceof java.nio.channels.ClosedChannelException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Asks nodes in turn for the group's coordinator until one is known; caches it. */
@@ -602,9 +708,13 @@ public final class CohortClient implements AutoCloseable {
                     coordinatorByPartition.put(partition, coordinator);
                     return coordinator;
                 }
+                if (found.getErrorCode() == ErrorCode.GROUP_AUTHORIZATION_FAILED) {
+                    // Not a routing problem another node or a retry mends: the caller lacks an ACL.
+                    throw new CohortException(ErrorCode.GROUP_AUTHORIZATION_FAILED, found.getErrorMessage());
+                }
                 lastError = found.getErrorCode() + " from " + endpoint + ": " + found.getErrorMessage();
             } catch (StatusRuntimeException e) {
-                lastFailure = retriableTransportFailure(e, endpoint);
+                lastFailure = retriableTransportFailure(e, endpoint, endpoint);
                 lastError = e.getStatus().getCode() + " from " + endpoint;
             }
             if (!sleepBeforeRetry(attempt, deadline)) {
@@ -627,7 +737,7 @@ public final class CohortClient implements AutoCloseable {
                     return result;
                 }
             } catch (StatusRuntimeException e) {
-                lastFailure = retriableTransportFailure(e, endpoint);
+                lastFailure = retriableTransportFailure(e, endpoint, endpoint);
             }
             if (!sleepBeforeRetry(attempt, deadline)) {
                 throw new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, "no node answered " + what
@@ -676,7 +786,7 @@ public final class CohortClient implements AutoCloseable {
                         status.getPartitionCount(), endpoint);
                 return new Topology(status.getPartitionCount(), Map.copyOf(nodes));
             } catch (StatusRuntimeException e) {
-                lastFailure = retriableTransportFailure(e, endpoint);
+                lastFailure = retriableTransportFailure(e, endpoint, endpoint);
                 if (e.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED) {
                     slowFailure = e;
                 }
@@ -740,9 +850,14 @@ public final class CohortClient implements AutoCloseable {
      */
     private ManagedChannel channel(Endpoint endpoint) {
         checkOpen();
-        ManagedChannel channel = channels.computeIfAbsent(endpoint, e -> Grpc.newChannelBuilderForAddress(e.host(),
-                e.port(), InsecureChannelCredentials.create()).userAgent("cohort-client/" + clientId)
-                .maxInboundMessageSize(maxInboundMessageBytes).build());
+        ManagedChannel channel = channels.computeIfAbsent(endpoint, e -> {
+            io.grpc.ManagedChannelBuilder<?> builder = Grpc.newChannelBuilderForAddress(e.host(), e.port(), credentials)
+                    .userAgent("cohort-client/" + clientId).maxInboundMessageSize(maxInboundMessageBytes);
+            if (bearer != null) {
+                builder.intercept(bearer);
+            }
+            return builder.build();
+        });
         if (channel.getState(false) == ConnectivityState.TRANSIENT_FAILURE) {
             channel.resetConnectBackoff();
         }
@@ -782,8 +897,50 @@ public final class CohortClient implements AutoCloseable {
         private Duration retryBackoff = Duration.ofMillis(50);
         private Duration retryBackoffMax = Duration.ofMillis(250);
         private int maxInboundMessageBytes = DEFAULT_MAX_INBOUND_MESSAGE_BYTES;
+        private Path caCert;
+        private Path cert;
+        private Path key;
+        private String bearerToken;
 
         private Builder() {
+        }
+
+        /**
+         * Speaks TLS, trusting the node certificates signed by a CA in {@code caCert} (PEM) and no
+         * other; presents {@code cert} with {@code key} (PEM, PKCS#8) as the client certificate if
+         * both are non-null (for nodes with {@code tls.client.auth=required|optional}). The CLI's
+         * {@code --cacert/--cert/--key}. Without this call the client speaks plaintext.
+         */
+        public Builder tls(Path caCert, Path cert, Path key) {
+            Objects.requireNonNull(caCert, "caCert (the CA that signed the nodes' certificates)");
+            if ((cert == null) != (key == null)) {
+                throw new IllegalArgumentException("a client certificate needs both cert and key, got "
+                        + (cert == null ? "only key " + key : "only cert " + cert));
+            }
+            for (Path file : new Path[] {caCert, cert, key}) {
+                if (file != null && !Files.isReadable(file)) {
+                    throw new IllegalArgumentException("TLS file " + file + " does not exist or is not readable");
+                }
+            }
+            this.caCert = caCert;
+            this.cert = cert;
+            this.key = key;
+            return this;
+        }
+
+        /** TLS without a client certificate: {@link #tls(Path, Path, Path)} with {@code caCert} only. */
+        public Builder tls(Path caCert) {
+            return tls(caCert, null, null);
+        }
+
+        /**
+         * A bearer token ({@code <name>.<secret>}, from the node's token file) sent as
+         * {@code authorization: Bearer <token>} on every call: the calls' principal is then
+         * {@code User:<name>}. Use it over TLS only; in plaintext anyone on the path can read it.
+         */
+        public Builder bearerToken(String token) {
+            this.bearerToken = token == null || token.isBlank() ? null : token.trim();
+            return this;
         }
 
         /**

@@ -29,9 +29,12 @@ public final class LocalCluster implements AutoCloseable {
     private final String peers;
     private final List<Integer> clientPorts = new ArrayList<>();
     private final CohortServer[] servers;
+    /** Extra node settings for every node, e.g. tls.* or authorizer.enabled; {@code <id>} in a value is replaced by the node id. */
+    private final Map<String, String> extraSettings;
 
-    private LocalCluster(Path root, int nodes, int partitions) {
+    private LocalCluster(Path root, int nodes, int partitions, Map<String, String> extraSettings) {
         this.root = root;
+        this.extraSettings = Map.copyOf(extraSettings);
         this.partitions = partitions;
         this.servers = new CohortServer[nodes + 1];
         List<String> entries = new ArrayList<>();
@@ -45,7 +48,15 @@ public final class LocalCluster implements AutoCloseable {
 
     /** Starts {@code nodes} nodes and waits until every partition has a ready leader. */
     public static LocalCluster start(Path root, int nodes, int partitions) {
-        LocalCluster cluster = new LocalCluster(root, nodes, partitions);
+        return start(root, nodes, partitions, Map.of());
+    }
+
+    /**
+     * {@link #start(Path, int, int)} with {@code extraSettings} added to every node's settings
+     * ({@code <id>} in a value becomes the node id, e.g. {@code tls.cert=/certs/node-<id>.pem}).
+     */
+    public static LocalCluster start(Path root, int nodes, int partitions, Map<String, String> extraSettings) {
+        LocalCluster cluster = new LocalCluster(root, nodes, partitions, extraSettings);
         try {
             for (int id = 1; id <= nodes; id++) {
                 cluster.startNode(id);
@@ -70,6 +81,7 @@ public final class LocalCluster implements AutoCloseable {
         settings.put(ServerConfig.ELECTION_TIMEOUT_MAX_MS, "600");
         settings.put(ServerConfig.INITIAL_REBALANCE_DELAY_MS, "100");
         settings.put(ServerConfig.MIN_SESSION_TIMEOUT_MS, Integer.toString(MIN_SESSION_TIMEOUT_MS));
+        extraSettings.forEach((key, value) -> settings.put(key, value.replace("<id>", Integer.toString(id))));
         try {
             servers[id] = CohortServer.start(ServerConfig.of(settings));
         } catch (IOException e) {

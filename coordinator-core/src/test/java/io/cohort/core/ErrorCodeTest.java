@@ -39,6 +39,7 @@ class ErrorCodeTest {
         {"INVALID_COMMIT_OFFSET_SIZE", 28, false},
         {"TOPIC_AUTHORIZATION_FAILED", 29, false},
         {"GROUP_AUTHORIZATION_FAILED", 30, false},
+        {"CLUSTER_AUTHORIZATION_FAILED", 31, false},
         {"UNSUPPORTED_VERSION", 35, false},
         {"INVALID_REQUEST", 42, false},
         {"KAFKA_STORAGE_ERROR", 56, true},

@@ -6,12 +6,18 @@ import io.cohort.core.shard.Result;
 import io.cohort.raft.CohortRaftNode;
 import io.cohort.raft.NodeAddress;
 import io.cohort.raft.PartitionListener;
+import io.cohort.raft.RaftPortOptions;
 import io.cohort.raft.net.ConnectionBudget;
+import io.cohort.server.auth.Principals;
+import io.cohort.server.auth.RequestAuthorizer;
+import io.cohort.server.auth.TokenFile;
 import io.cohort.server.metrics.NodeMetricsRegistry;
 import io.cohort.server.rpc.ClusterAdminService;
 import io.cohort.server.rpc.GroupCoordinatorService;
 import io.cohort.server.rpc.ParkedCalls;
+import io.cohort.server.tls.ServerTls;
 import io.grpc.Server;
+import io.grpc.ServerInterceptors;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
@@ -107,25 +113,36 @@ public final class CohortServer implements AutoCloseable {
         ThreadPoolExecutor rpcExecutor = null;
         ClientPortConnections connections = null;
         try {
-            int metricsPort = config.metricsPort() < 0 ? -1 : metrics.serve(self.host(), config.metricsPort());
+            ServerTls tls = config.clientTls().enabled() ? ServerTls.load(config.clientTls()) : null;
+            int metricsPort = config.metricsPort() < 0 ? -1 : metrics.serve(config.metricsHost(), config.metricsPort(),
+                    config.clientTls().metricsTls() ? tls.metricsHttps() : null);
+            warnIfMetricsExposed(config, metricsPort);
             parked = new ParkedCalls();
             CompletableFuture<String> storageFailed = new CompletableFuture<>();
             node = CohortRaftNode.start(config.nodeId(), config.clusterSpec(), config.dataDir(), config.raftTuning(),
-                    config.connectionLimits(), new StorageFailureListener(metrics.instrument(parked), storageFailed));
+                    new RaftPortOptions(config.connectionLimits(), config.raftTls()),
+                    new StorageFailureListener(metrics.instrument(parked), storageFailed));
             metrics.registerNode(node);
             HealthStatusManager health = new HealthStatusManager();
             health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.NOT_SERVING);
             rpcExecutor = newRpcExecutor(config.nodeId());
-            GroupCoordinatorService groupCoordinator = new GroupCoordinatorService(node, parked, metrics.rpcMetrics());
-            ClusterAdminService clusterAdmin = new ClusterAdminService(node);
+            CohortRaftNode raftNode = node;
+            RequestAuthorizer authorizer = new RequestAuthorizer(config.auth().authorizerEnabled(),
+                    config.auth().superUsers(), () -> raftNode.shard(0).acls());
+            Principals principals = new Principals(config.auth().tokenFile() == null ? null
+                    : TokenFile.load(config.auth().tokenFile()), config.auth().principalMappingRules());
+            GroupCoordinatorService groupCoordinator = new GroupCoordinatorService(node, parked, metrics.rpcMetrics(),
+                    authorizer);
+            ClusterAdminService clusterAdmin = new ClusterAdminService(node, authorizer);
             // I/O threads: two per core, as gRPC's shared default that the limited channel replaces.
             connections = new ClientPortConnections(config.nodeId(), config.connectionLimits(), RPC_THREADS);
             metrics.registerConnections(List.of(connections.budget(), node.raftConnections()));
-            Server grpcServer = connections.apply(
-                    NettyServerBuilder.forAddress(new InetSocketAddress(self.host(), self.clientPort())))
+            InetSocketAddress clientAddress = new InetSocketAddress(self.host(), self.clientPort());
+            Server grpcServer = connections.apply(tls == null ? NettyServerBuilder.forAddress(clientAddress)
+                            : NettyServerBuilder.forAddress(clientAddress, tls.grpcCredentials()))
                     .executor(rpcExecutor)
-                    .addService(groupCoordinator.definition())
-                    .addService(clusterAdmin.definition())
+                    .addService(ServerInterceptors.intercept(groupCoordinator.definition(), principals))
+                    .addService(ServerInterceptors.intercept(clusterAdmin.definition(), principals))
                     .addService(health.getHealthService())
                     .addService(ProtoReflectionServiceV1.newInstance())
                     .addService(reflectionV1Alpha())
@@ -165,6 +182,24 @@ public final class CohortServer implements AutoCloseable {
         }
     }
 
+    /**
+     * With TLS on the client port, a plaintext /metrics on an address other hosts reach is worth a
+     * line in the log: it exposes group names and rates (docs/SECURITY.md).
+     */
+    private static void warnIfMetricsExposed(ServerConfig config, int metricsPort) {
+        if (metricsPort < 0 || !config.clientTls().enabled() || config.clientTls().metricsTls()) {
+            return;
+        }
+        try {
+            if (!java.net.InetAddress.getByName(config.metricsHost()).isLoopbackAddress()) {
+                LOG.warn("the client port uses TLS but /metrics is plaintext on {}:{}; set {}=127.0.0.1 or {}=true",
+                        config.metricsHost(), metricsPort, ServerConfig.METRICS_HOST, ServerConfig.METRICS_TLS_ENABLED);
+            }
+        } catch (java.net.UnknownHostException e) {
+            // serve() bound it, so the name resolves; nothing to warn about otherwise.
+        }
+    }
+
     /** The older reflection protocol, which grpcurl before 1.9 and other tools still ask for. */
     @SuppressWarnings("deprecation")
     private static io.grpc.BindableService reflectionV1Alpha() {
@@ -187,7 +222,8 @@ public final class CohortServer implements AutoCloseable {
     public String servingLine() {
         NodeAddress self = config.self();
         return "COHORT NODE " + config.nodeId() + " SERVING client=" + self.host() + ":" + grpcServer.getPort()
-                + " raft=" + self.host() + ":" + self.raftPort() + " metrics=" + metricsPort;
+                + " raft=" + self.host() + ":" + self.raftPort() + " metrics=" + metricsPort
+                + (config.clientTls().enabled() ? " tls=" + config.clientTls().clientAuth().value() : "");
     }
 
     public ServerConfig config() {

@@ -92,6 +92,10 @@ public final class CohortServerMain {
 
     public static void main(String[] args) throws InterruptedException {
         haltOnOutOfMemory();
+        if (args.length > 0 && args[0].equals("tokens")) {
+            System.exit(io.cohort.server.auth.TokenTool.run(java.util.Arrays.copyOfRange(args, 1, args.length),
+                    System.in, System.out, System.err));
+        }
         AtomicReference<CohortServer> running = new AtomicReference<>();
         // Registered before the start, so a SIGTERM during start-up still stops what has started.
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -4,8 +4,13 @@ import io.cohort.core.GroupConfig;
 import io.cohort.core.StateLimits;
 import io.cohort.raft.ClusterSpec;
 import io.cohort.raft.NodeAddress;
+import io.cohort.raft.RaftTlsSettings;
 import io.cohort.raft.RaftTuning;
 import io.cohort.raft.net.ConnectionLimits;
+import io.cohort.server.tls.ClientTlsConfig;
+import io.cohort.server.tls.ClientTlsSettings;
+import io.cohort.server.auth.AuthConfig;
+import io.cohort.server.auth.PrincipalMappingRules;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -40,10 +45,15 @@ import java.util.regex.Pattern;
  * @param raftTuning  the Ratis settings ({@link RaftTuning#defaults()} with the configured overrides)
  * @param groupConfig the group coordinator settings (fixed at creation)
  * @param connectionLimits the bounds on the client and Raft ports' connections
+ * @param raftTls     mutual TLS on the Raft port ({@code raft.tls.*}), or {@link RaftTlsSettings#DISABLED}
+ * @param metricsHost the address /metrics binds to (default: this node's host from the peers)
+ * @param clientTls   TLS of the client port and /metrics (keys {@code tls.*}, {@code metrics.tls.enabled})
+ * @param auth        principals and authorization (docs/SECURITY.md)
  */
 public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers, Path dataDir, Path logDir,
                            int partitions, int metricsPort, RaftTuning raftTuning, GroupConfig groupConfig,
-                           ConnectionLimits connectionLimits) {
+                           ConnectionLimits connectionLimits, RaftTlsSettings raftTls, String metricsHost,
+                           ClientTlsConfig clientTls, AuthConfig auth) {
 
     public static final String NODE_ID = "node.id";
     public static final String CLUSTER_ID = "cluster.id";
@@ -76,6 +86,22 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
     public static final String RAFT_MAX_CONNECTIONS = "raft.max.connections";
     public static final String RAFT_IDLE_TIMEOUT_MS = "raft.connection.idle.timeout.ms";
     public static final String HANDSHAKE_TIMEOUT_MS = "connection.handshake.timeout.ms";
+    public static final String RAFT_TLS_ENABLED = "raft.tls.enabled";
+    public static final String RAFT_TLS_CERT = "raft.tls.cert";
+    public static final String RAFT_TLS_KEY = "raft.tls.key";
+    public static final String RAFT_TLS_CA = "raft.tls.ca";
+    public static final String METRICS_HOST = "metrics.host";
+    public static final String METRICS_TLS_ENABLED = "metrics.tls.enabled";
+    public static final String TLS_ENABLED = "tls.enabled";
+    public static final String TLS_CERT = "tls.cert";
+    public static final String TLS_KEY = "tls.key";
+    public static final String TLS_CA = "tls.ca";
+    public static final String TLS_CLIENT_AUTH = "tls.client.auth";
+    public static final String TLS_RELOAD_CHECK_INTERVAL_MS = "tls.reload.check.interval.ms";
+    public static final String AUTHORIZER_ENABLED = "authorizer.enabled";
+    public static final String SUPER_USERS = "super.users";
+    public static final String AUTH_TOKEN_FILE = "auth.token.file";
+    public static final String AUTH_PRINCIPAL_MAPPING_RULES = "auth.principal.mapping.rules";
 
     /** Every key a node accepts, in documentation order. */
     public static final List<String> KEYS = List.of(NODE_ID, CLUSTER_ID, PEERS, DATA_DIR, LOG_DIR, PARTITIONS,
@@ -86,7 +112,10 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             OFFSETS_RETENTION_MINUTES, OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES,
             GROUP_MAX_OFFSETS, PARTITION_MAX_GROUPS, PARTITION_MAX_OFFSETS, PARTITION_MAX_METADATA_BYTES,
             CLIENT_MAX_CONNECTIONS, CLIENT_IDLE_TIMEOUT_MS, RAFT_MAX_CONNECTIONS, RAFT_IDLE_TIMEOUT_MS,
-            HANDSHAKE_TIMEOUT_MS);
+            HANDSHAKE_TIMEOUT_MS, RAFT_TLS_ENABLED, RAFT_TLS_CERT, RAFT_TLS_KEY, RAFT_TLS_CA,
+            METRICS_HOST, METRICS_TLS_ENABLED, TLS_ENABLED, TLS_CERT, TLS_KEY, TLS_CA, TLS_CLIENT_AUTH,
+            TLS_RELOAD_CHECK_INTERVAL_MS, AUTHORIZER_ENABLED, SUPER_USERS, AUTH_TOKEN_FILE,
+            AUTH_PRINCIPAL_MAPPING_RULES);
 
     private static final Pattern CLUSTER_ID_PATTERN = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
@@ -139,6 +168,18 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
         out.put(RAFT_MAX_CONNECTIONS, Integer.toString(connectionLimits.raftMaxConnections()));
         out.put(RAFT_IDLE_TIMEOUT_MS, Long.toString(connectionLimits.raftIdleTimeoutMs()));
         out.put(HANDSHAKE_TIMEOUT_MS, Long.toString(connectionLimits.handshakeTimeoutMs()));
+        out.put(RAFT_TLS_ENABLED, Boolean.toString(raftTls.enabled()));
+        if (raftTls.enabled()) {
+            out.put(RAFT_TLS_CERT, raftTls.certFile().toString());
+            out.put(RAFT_TLS_KEY, raftTls.keyFile().toString());
+            out.put(RAFT_TLS_CA, raftTls.caFile().toString());
+        }
+        out.put(METRICS_HOST, metricsHost);
+        ClientTlsSettings.describe(clientTls, out);
+        out.put(AUTHORIZER_ENABLED, Boolean.toString(auth.authorizerEnabled()));
+        out.put(SUPER_USERS, String.join(";", new java.util.TreeSet<>(auth.superUsers())));
+        out.put(AUTH_TOKEN_FILE, auth.tokenFile() == null ? "" : auth.tokenFile().toString());
+        out.put(AUTH_PRINCIPAL_MAPPING_RULES, auth.principalMappingRules().toString());
         return out;
     }
 
@@ -222,8 +263,10 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             }
             Path dataDir = path(DATA_DIR, CohortDefaults.dataDir(nodeId));
             Path logDir = path(LOG_DIR, CohortDefaults.LOG_DIR);
+            String metricsHost = string(METRICS_HOST, self.host());
+            ClientTlsConfig clientTls = ClientTlsSettings.parse(values::get, this::source);
             return new ServerConfig(nodeId, clusterId, peers, dataDir, logDir, partitions, metricsPort,
-                    raftTuning(), groupConfig(), connectionLimits());
+                    raftTuning(), groupConfig(), connectionLimits(), raftTls(), metricsHost, clientTls, auth());
         }
 
         /** Upper bounds: a connection limit past 1,000,000 or a timeout past a day is a typo. */
@@ -234,6 +277,65 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
                     intValue(RAFT_MAX_CONNECTIONS, ConnectionLimits.DEFAULT_RAFT_MAX_CONNECTIONS, 1, 1_000_000),
                     longValue(RAFT_IDLE_TIMEOUT_MS, ConnectionLimits.DEFAULT_RAFT_IDLE_TIMEOUT_MS, 1, 86_400_000),
                     longValue(HANDSHAKE_TIMEOUT_MS, ConnectionLimits.DEFAULT_HANDSHAKE_TIMEOUT_MS, 1, 86_400_000));
+        }
+
+        /**
+         * {@code raft.tls.enabled=true} needs the three PEM files, each a readable file; the files
+         * without the switch are refused too, so that a node never runs plaintext while its
+         * operator believes it is not.
+         */
+        private RaftTlsSettings raftTls() {
+            boolean enabled = booleanValue(RAFT_TLS_ENABLED, false);
+            List<String> files = List.of(RAFT_TLS_CERT, RAFT_TLS_KEY, RAFT_TLS_CA);
+            if (!enabled) {
+                for (String key : files) {
+                    if (values.containsKey(key)) {
+                        throw new ConfigException(key + " is set (from " + source(key) + ") but " + RAFT_TLS_ENABLED
+                                + " is not true: set " + RAFT_TLS_ENABLED + "=true to use it, or remove it");
+                    }
+                }
+                return RaftTlsSettings.DISABLED;
+            }
+            Path[] paths = new Path[files.size()];
+            for (int i = 0; i < files.size(); i++) {
+                String key = files.get(i);
+                if (!values.containsKey(key)) {
+                    throw new ConfigException(RAFT_TLS_ENABLED + "=true (from " + source(RAFT_TLS_ENABLED) + ") needs "
+                            + key + ": " + String.join(", ", files) + " name this node's peer certificate, its key and "
+                            + "the peer CA (PEM files)");
+                }
+                paths[i] = path(key, null);
+                if (!Files.isRegularFile(paths[i]) || !Files.isReadable(paths[i])) {
+                    throw invalid(key, "not a readable file");
+                }
+            }
+            return RaftTlsSettings.mutual(paths[0], paths[1], paths[2]);
+        }
+
+        private AuthConfig auth() {
+            boolean enabled = booleanValue(AUTHORIZER_ENABLED, false);
+            Set<String> superUsers = new java.util.TreeSet<>();
+            for (String user : values.getOrDefault(SUPER_USERS, "").split(";")) {
+                if (user.isBlank()) {
+                    continue;
+                }
+                if (!user.trim().startsWith("User:") || user.trim().length() == 5) {
+                    throw invalid(SUPER_USERS, "expected User:<name>;User:<name>..., got '" + user.trim() + "'");
+                }
+                superUsers.add(user.trim());
+            }
+            String tokenFile = values.getOrDefault(AUTH_TOKEN_FILE, "");
+            Path tokens = tokenFile.isEmpty() ? null : path(AUTH_TOKEN_FILE, tokenFile);
+            if (tokens != null && !Files.isRegularFile(tokens)) {
+                throw invalid(AUTH_TOKEN_FILE, "no such file");
+            }
+            PrincipalMappingRules rules;
+            try {
+                rules = PrincipalMappingRules.parse(values.getOrDefault(AUTH_PRINCIPAL_MAPPING_RULES, "DEFAULT"));
+            } catch (IllegalArgumentException e) {
+                throw invalid(AUTH_PRINCIPAL_MAPPING_RULES, e.getMessage());
+            }
+            return new AuthConfig(enabled, superUsers, tokens, rules);
         }
 
         private RaftTuning raftTuning() {

@@ -129,6 +129,8 @@ class CohortServerTest {
                 .contains("cohort_batch_linger_expiries_total{" + p + "}")
                 .contains("cohort_raft_undecodable_entries_skipped_total{" + p + "} 0")
                 .contains("cohort_raft_port_refused_calls_total 0")
+                .contains("cohort_raft_tls_refused_certificates_total{side=\"caller\"} 0")
+                .contains("cohort_raft_tls_refused_certificates_total{side=\"peer\"} 0")
                 .contains("cohort_partition_leader{partition=\"0\"} 1")
                 .contains("cohort_committed_offsets{" + p + "} 2")
                 .contains("cohort_groups{" + p + ",state=\"Empty\"} 1")

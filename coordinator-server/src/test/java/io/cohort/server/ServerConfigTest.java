@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.cohort.core.GroupConfig;
 import io.cohort.core.StateLimits;
 import io.cohort.raft.NodeAddress;
+import io.cohort.raft.RaftTlsSettings;
 import io.cohort.raft.RaftTuning;
 import io.cohort.raft.net.ConnectionLimits;
 import java.io.IOException;
@@ -38,6 +39,41 @@ class ServerConfigTest {
         assertThat(config.raftTuning()).isEqualTo(RaftTuning.defaults());
         assertThat(config.groupConfig()).isEqualTo(GroupConfig.defaults());
         assertThat(config.clusterSpec().partitions()).isEqualTo(1);
+        assertThat(config.raftTls()).isEqualTo(RaftTlsSettings.DISABLED);
+    }
+
+    @Test
+    void testRaftTlsTakesItsThreePemFiles() throws IOException {
+        Path cert = Files.writeString(dir.resolve("n1.crt"), "x");
+        Path key = Files.writeString(dir.resolve("n1.key"), "x");
+        Path ca = Files.writeString(dir.resolve("peer-ca.crt"), "x");
+        ServerConfig config = ServerConfig.of(Map.of("node.id", "1", "raft.tls.enabled", "true",
+                "raft.tls.cert", cert.toString(), "raft.tls.key", key.toString(), "raft.tls.ca", ca.toString()));
+
+        assertThat(config.raftTls()).isEqualTo(RaftTlsSettings.mutual(cert, key, ca));
+        assertThat(config.describe()).containsEntry("raft.tls.enabled", "true").containsEntry("raft.tls.ca",
+                ca.toString());
+    }
+
+    @Test
+    void testRaftTlsRefusesMissingFilesAndFilesWithoutTheSwitch() throws IOException {
+        Path cert = Files.writeString(dir.resolve("n1.crt"), "x");
+        Path key = Files.writeString(dir.resolve("n1.key"), "x");
+
+        assertThatThrownBy(() -> ServerConfig.of(Map.of("node.id", "1", "raft.tls.enabled", "true",
+                "raft.tls.cert", cert.toString(), "raft.tls.key", key.toString())))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("raft.tls.enabled=true (from the settings) needs raft.tls.ca");
+        assertThatThrownBy(() -> ServerConfig.of(Map.of("node.id", "1", "raft.tls.enabled", "true",
+                "raft.tls.cert", cert.toString(), "raft.tls.key", key.toString(),
+                "raft.tls.ca", dir.resolve("missing.crt").toString())))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("invalid raft.tls.ca").hasMessageContaining("not a readable file");
+        assertThatThrownBy(() -> ServerConfig.of(Map.of("node.id", "1", "raft.tls.cert", cert.toString())))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("raft.tls.cert is set (from the settings) but raft.tls.enabled is not true");
+        assertThatThrownBy(() -> ServerConfig.of(Map.of("node.id", "1", "raft.tls.enabled", "yes")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("expected true or false");
     }
 
     @Test

@@ -110,14 +110,15 @@ public final class CohortRaftNode implements AutoCloseable {
     /** Wakes proposers whose linger ran out; its own thread, so group timers never delay a commit. */
     private final ScheduledExecutorService lingerTimer;
     private final RaftPortGuard raftPortGuard;
+    /** Null without TLS on the Raft port. */
+    private final RaftTls raftTls;
     private final RaftServer server;
     private final StorageWatch storageWatch;
     private final StuckStepDownWatch stuckStepDowns;
     private final ConnectionBudget raftConnections;
 
-    private CohortRaftNode(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning,
-                           ConnectionLimits connectionLimits, PartitionListener listener)
-            throws IOException {
+    private CohortRaftNode(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning, RaftPortOptions raftPort,
+                           PartitionListener listener) throws IOException {
         this.nodeId = nodeId;
         this.spec = spec;
         this.tuning = tuning;
@@ -146,15 +147,21 @@ public final class CohortRaftNode implements AutoCloseable {
                     clientId);
             partitionByGroup.put(spec.raftGroupId(p), p);
         }
-        this.raftPortGuard = new RaftPortGuard(spec.peers());
+        this.raftTls = RaftTls.open(raftPort.tls());
+        this.raftPortGuard = new RaftPortGuard(spec.peers(), raftTls != null);
         RaftProperties properties = raftProperties(dataDir, spec.peer(nodeId), tuning);
         Parameters parameters = new Parameters();
         // One customizer slot in Ratis: the connection bounds, then the guard, on every server it builds.
+        ConnectionLimits connectionLimits = raftPort.connectionLimits();
         if (connectionLimits == null) {
             this.raftConnections = new ConnectionBudget("raft", Integer.MAX_VALUE);
             GrpcConfigKeys.Server.setServicesCustomizer(parameters, raftPortGuard);
         } else {
             this.raftConnections = RaftPortConnections.install(properties, parameters, connectionLimits, raftPortGuard);
+        }
+        // TLS is Ratis's own (GrpcTlsConfig): the SSL handler sits under the customizer's bounds and guard.
+        if (raftTls != null) {
+            raftTls.configure(parameters);
         }
         this.server = RaftServer.newBuilder()
                 .setServerId(selfId)
@@ -187,16 +194,16 @@ public final class CohortRaftNode implements AutoCloseable {
      */
     public static CohortRaftNode start(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning,
                                        PartitionListener listener) throws IOException {
-        return start(nodeId, spec, dataDir, tuning, null, listener);
+        return start(nodeId, spec, dataDir, tuning, RaftPortOptions.UNBOUNDED_PLAINTEXT, listener);
     }
 
     /**
-     * {@link #start} with the Raft port's connection bounds ({@link ConnectionLimits}); null leaves
-     * the Raft port as Ratis builds it (unbounded; the in-JVM Raft tests).
+     * {@link #start(int, ClusterSpec, Path, RaftTuning, PartitionListener)} with the Raft port's
+     * connection bounds and TLS ({@link RaftPortOptions}); {@link RaftPortOptions#UNBOUNDED_PLAINTEXT}
+     * leaves the port as Ratis builds it (the in-JVM Raft tests).
      */
     public static CohortRaftNode start(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning,
-                                       ConnectionLimits connectionLimits, PartitionListener listener)
-            throws IOException {
+                                       RaftPortOptions raftPort, PartitionListener listener) throws IOException {
         DataDirPermissions.makePrivate(dataDir);
         ClusterMetadata.writeOrVerify(dataDir, nodeId, spec);
         RaftMetaCheck.throwIfAnyEmpty(dataDir);
@@ -205,7 +212,7 @@ public final class CohortRaftNode implements AutoCloseable {
                     java.util.concurrent.ForkJoinPool.getCommonPoolParallelism(), CommonPoolParallelism.PROPERTY,
                     CommonPoolParallelism.MIN);
         }
-        CohortRaftNode node = new CohortRaftNode(nodeId, spec, dataDir, tuning, connectionLimits, listener);
+        CohortRaftNode node = new CohortRaftNode(nodeId, spec, dataDir, tuning, raftPort, listener);
         node.server.start();
         node.addMissingGroups();
         // What the start created under a permissive umask (cluster.properties, new replicas' dirs).
@@ -217,8 +224,8 @@ public final class CohortRaftNode implements AutoCloseable {
         node.timerScheduler.scheduleWithFixedDelay(
                 () -> node.storageWatch.checkReplicasOpen(spec.partitions(), node::isReplicaOpen),
                 REPLICA_CHECK_INTERVAL_MS, REPLICA_CHECK_INTERVAL_MS, TimeUnit.MILLISECONDS);
-        LOG.info("node {} started: {} partitions on Raft port {}", nodeId, spec.partitions(),
-                spec.peer(nodeId).raftPort());
+        LOG.info("node {} started: {} partitions on Raft port {} ({})", nodeId, spec.partitions(),
+                spec.peer(nodeId).raftPort(), raftPort.tls().enabled() ? "mutual TLS" : "plaintext");
         return node;
     }
 
@@ -531,6 +538,27 @@ public final class CohortRaftNode implements AutoCloseable {
         return raftPortGuard.refusedCalls();
     }
 
+    /** Whether the Raft port speaks mutual TLS. */
+    public boolean raftTlsEnabled() {
+        return raftTls != null;
+    }
+
+    /**
+     * Certificates refused by the Raft port's TLS since start (0 without TLS): a caller's (not
+     * signed by the peer CA, or expired).
+     */
+    public long raftTlsRefusedCallerCertificates() {
+        return raftTls == null ? 0 : raftTls.refusedCallerCertificates();
+    }
+
+    /**
+     * Certificates refused since start (0 without TLS) of peers this node called: not signed by the
+     * peer CA, expired, or not naming the host dialled.
+     */
+    public long raftTlsRefusedPeerCertificates() {
+        return raftTls == null ? 0 : raftTls.refusedPeerCertificates();
+    }
+
     /** The client id this node's proposals carry: the only writer its partitions accept. */
     ClientId proposerClientId() {
         return clientId;
@@ -544,6 +572,29 @@ public final class CohortRaftNode implements AutoCloseable {
     /** Applies timer operations a heartbeat produced (leader only; ignored elsewhere). */
     public void applyTimerOps(int partition, List<TimerOp> ops) {
         timers[partition].apply(ops);
+    }
+
+    /**
+     * Completes once every peer of {@code partition}'s Raft group has committed the log up to
+     * {@code index} (Ratis watch, ALL_COMMITTED), or fails after {@code timeoutMs} (a peer down or
+     * cut off). Leader only. Used to acknowledge ACL changes only once every node knows them committed.
+     */
+    public CompletableFuture<RaftClientReply> watchAllCommitted(int partition, long index, long timeoutMs) {
+        RaftClientRequest request = RaftClientRequest.newBuilder()
+                .setClientId(clientId)
+                .setServerId(selfId)
+                .setGroupId(spec.raftGroupId(partition))
+                .setCallId(adminCallIds.incrementAndGet())
+                .setMessage(Message.EMPTY)
+                .setType(RaftClientRequest.watchRequestType(index,
+                        org.apache.ratis.proto.RaftProtos.ReplicationLevel.ALL_COMMITTED))
+                .setTimeoutMs(timeoutMs)
+                .build();
+        try {
+            return server.submitClientRequestAsync(request).orTimeout(timeoutMs, java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     /** Asks the leader of {@code partition} (this node) to hand leadership to {@code targetNodeId}. */

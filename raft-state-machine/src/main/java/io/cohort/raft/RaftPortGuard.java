@@ -40,6 +40,12 @@ import org.slf4j.LoggerFactory;
  * through addresses their hosts do not resolve to (NAT, a proxy per peer), the address check can be
  * turned off with {@code -D}{@value #PEER_ADDRESS_CHECK_PROPERTY}{@code =false}; the client and
  * admin services stay refused.
+ *
+ * <p>With mutual TLS ({@link RaftTls}) the TLS handshake has already refused every caller without
+ * a certificate of the peer CA. The guard then also requires that certificate to name the host of
+ * a configured peer (a DNS or IP subject alternative name, or the common name if it has none), the
+ * same name the peers check when they call this node: a certificate the peer CA issued for
+ * something else is not a peer's.
  */
 final class RaftPortGuard implements ServerInterceptor, GrpcServices.Customizer {
     private static final Logger LOG = LoggerFactory.getLogger(RaftPortGuard.class);
@@ -57,7 +63,11 @@ final class RaftPortGuard implements ServerInterceptor, GrpcServices.Customizer 
     private final AtomicLong lastRefusalLoggedMs = new AtomicLong();
     private final AtomicLong refusedCalls = new AtomicLong();
 
-    RaftPortGuard(List<NodeAddress> peers) {
+    private final boolean checkPeerCertificates;
+
+    /** @param checkPeerCertificates whether calls come over mutual TLS, whose certificate must name a peer host */
+    RaftPortGuard(List<NodeAddress> peers, boolean checkPeerCertificates) {
+        this.checkPeerCertificates = checkPeerCertificates;
         this.checkPeerAddresses = !"false".equalsIgnoreCase(System.getProperty(PEER_ADDRESS_CHECK_PROPERTY));
         if (!checkPeerAddresses) {
             LOG.warn("-D{}=false: the Raft port takes Raft calls from any address", PEER_ADDRESS_CHECK_PROPERTY);
@@ -91,6 +101,13 @@ final class RaftPortGuard implements ServerInterceptor, GrpcServices.Customizer 
         if (checkPeerAddresses && !isPeerAddress(remote)) {
             return refuse(call, "the Raft port serves Raft peers only; " + remote
                     + " is not an address of a configured peer");
+        }
+        if (checkPeerCertificates) {
+            String notAPeer = PeerCertificateNames.refusalOf(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION),
+                    peerHosts, peerAddresses);
+            if (notAPeer != null) {
+                return refuse(call, "the Raft port serves Raft peers only; " + notAPeer);
+            }
         }
         return next.startCall(call, headers);
     }

@@ -29,6 +29,8 @@ final class RaftTestCluster implements AutoCloseable {
     final ClusterSpec spec;
     final RaftTuning tuning;
     private final CohortRaftNode[] nodes;
+    /** Each node's Raft port TLS, used at its next start. */
+    private final RaftTlsSettings[] tls;
     /** Answers to parked calls, as each node's front end would have delivered them. */
     final Map<Integer, Map<io.cohort.core.shard.ParkKey, io.cohort.core.response.Response>> delivered =
             new ConcurrentHashMap<>();
@@ -43,6 +45,8 @@ final class RaftTestCluster implements AutoCloseable {
         }
         this.spec = new ClusterSpec("test-cluster", partitions, peers, groupConfig);
         this.nodes = new CohortRaftNode[nodeCount];
+        this.tls = new RaftTlsSettings[nodeCount];
+        java.util.Arrays.fill(tls, RaftTlsSettings.DISABLED);
     }
 
     static RaftTestCluster start(Path root, int nodeCount, int partitions, GroupConfig groupConfig) {
@@ -58,6 +62,28 @@ final class RaftTestCluster implements AutoCloseable {
         return cluster;
     }
 
+    /**
+     * Starts a cluster whose nodes use {@code tlsOf.apply(nodeId)} on their Raft port (built before
+     * any node starts, so the test can issue certificates for the ports chosen).
+     */
+    static RaftTestCluster start(Path root, int nodeCount, int partitions, GroupConfig groupConfig,
+                                 java.util.function.BiFunction<Integer, NodeAddress, RaftTlsSettings> tlsOf) {
+        RaftTestCluster cluster = new RaftTestCluster(root, nodeCount, partitions, groupConfig, TEST_TUNING);
+        for (int i = 0; i < nodeCount; i++) {
+            cluster.useTls(i, tlsOf.apply(i, cluster.spec.peer(i)));
+        }
+        for (int i = 0; i < nodeCount; i++) {
+            cluster.startNode(i);
+        }
+        cluster.awaitAllLeadersReady();
+        return cluster;
+    }
+
+    /** The Raft port TLS node {@code nodeId} gets at its next start. */
+    void useTls(int nodeId, RaftTlsSettings settings) {
+        tls[nodeId] = settings;
+    }
+
     Path dataDir(int nodeId) {
         return root.resolve("node-" + nodeId);
     }
@@ -66,26 +92,28 @@ final class RaftTestCluster implements AutoCloseable {
         try {
             Map<io.cohort.core.shard.ParkKey, io.cohort.core.response.Response> mine =
                     delivered.computeIfAbsent(nodeId, id -> new ConcurrentHashMap<>());
-            nodes[nodeId] = CohortRaftNode.start(nodeId, spec, dataDir(nodeId), tuning, new PartitionListener() {
-                @Override
-                public void onApplied(int partition, List<Result> results) {
-                    for (Result result : results) {
-                        for (Result.Completion completion : result.completions()) {
-                            mine.put(completion.key(), completion.response());
+            nodes[nodeId] = CohortRaftNode.start(nodeId, spec, dataDir(nodeId), tuning,
+                    RaftPortOptions.unbounded(tls[nodeId]),
+                    new PartitionListener() {
+                        @Override
+                        public void onApplied(int partition, List<Result> results) {
+                            for (Result result : results) {
+                                for (Result.Completion completion : result.completions()) {
+                                    mine.put(completion.key(), completion.response());
+                                }
+                            }
                         }
-                    }
-                }
 
-                @Override
-                public void onLeaderReady(int partition) {
-                    events.add("n" + nodeId + " ready p" + partition);
-                }
+                        @Override
+                        public void onLeaderReady(int partition) {
+                            events.add("n" + nodeId + " ready p" + partition);
+                        }
 
-                @Override
-                public void onStepDown(int partition) {
-                    events.add("n" + nodeId + " stepdown p" + partition);
-                }
-            });
+                        @Override
+                        public void onStepDown(int partition) {
+                            events.add("n" + nodeId + " stepdown p" + partition);
+                        }
+                    });
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

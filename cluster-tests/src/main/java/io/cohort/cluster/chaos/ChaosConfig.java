@@ -19,9 +19,14 @@ import java.time.Duration;
  * @param minLeaderKills leader kills the schedule must contain at least
  * @param reportDir where the report goes
  * @param diskFull whether one node's data dir is a small tmpfs that the nemesis fills once (needs root)
+ * @param raftTls whether the nodes' Raft ports speak mutual TLS (a throwaway peer CA per run)
+ * @param authorizer whether the nodes check ACLs ({@code authorizer.enabled}): the workload's
+ *                   clients (ANONYMOUS) are then allowed by ACLs a super user creates at the start,
+ *                   which live in partition 0's log through every fault
  */
 public record ChaosConfig(int nodes, int partitions, Duration faultPhase, long seed, int groups, int membersPerGroup,
-        int topicPartitions, int committers, int minLeaderKills, Path reportDir, boolean diskFull) {
+        int topicPartitions, int committers, int minLeaderKills, Path reportDir, boolean diskFull, boolean raftTls,
+        boolean authorizer) {
     /** Members are removed after this long without a heartbeat: longer than any injected fault. */
     public static final Duration SESSION_TIMEOUT = Duration.ofSeconds(20);
     /** The fence probe's session: short, so the probe is expelled while it stays silent. */
@@ -38,19 +43,38 @@ public record ChaosConfig(int nodes, int partitions, Duration faultPhase, long s
 
     /** The short scenario of {@code mvn -B verify}: 3 nodes, about two minutes of faults. */
     public static ChaosConfig shortScenario(long seed, Path reportDir) {
-        return new ChaosConfig(3, 3, Duration.ofSeconds(70), seed, 2, 3, 12, 3, 10, reportDir, true);
+        return new ChaosConfig(3, 3, Duration.ofSeconds(70), seed, 2, 3, 12, 3, 10, reportDir, true, true, true);
     }
 
     /** A long run for scripts/chaos.sh. */
     public static ChaosConfig longRun(int nodes, Duration faultPhase, long seed, Path reportDir) {
         int kills = (int) Math.max(10, faultPhase.toSeconds() / 10);
-        return new ChaosConfig(nodes, Math.max(3, nodes), faultPhase, seed, 3, 4, 12, 4, kills, reportDir, true);
+        return new ChaosConfig(nodes, Math.max(3, nodes), faultPhase, seed, 3, 4, 12, 4, kills, reportDir, true, false,
+                false);
     }
 
     /** The same run without the disk-full fault (no tmpfs, so no root needed). */
     public ChaosConfig withoutDiskFull() {
         return new ChaosConfig(nodes, partitions, faultPhase, seed, groups, membersPerGroup, topicPartitions,
-                committers, minLeaderKills, reportDir, false);
+                committers, minLeaderKills, reportDir, false, raftTls, authorizer);
+    }
+
+    /** This run with mutual TLS on the Raft ports. */
+    public ChaosConfig withRaftTls() {
+        return new ChaosConfig(nodes, partitions, faultPhase, seed, groups, membersPerGroup, topicPartitions,
+                committers, minLeaderKills, reportDir, diskFull, true, authorizer);
+    }
+
+    /** This run with plaintext Raft ports. */
+    public ChaosConfig withoutRaftTls() {
+        return new ChaosConfig(nodes, partitions, faultPhase, seed, groups, membersPerGroup, topicPartitions,
+                committers, minLeaderKills, reportDir, diskFull, false, authorizer);
+    }
+
+    /** This run with the authorizer on (ACLs for the workload created at the start). */
+    public ChaosConfig withAuthorizer() {
+        return new ChaosConfig(nodes, partitions, faultPhase, seed, groups, membersPerGroup, topicPartitions,
+                committers, minLeaderKills, reportDir, diskFull, raftTls, true);
     }
 
     /** The node whose data dir is the small tmpfs: drawn from the seed, like the other targets. */
@@ -63,6 +87,7 @@ public record ChaosConfig(int nodes, int partitions, Duration faultPhase, long s
         return "nodes=" + nodes + " partitions=" + partitions + " faultPhase=" + faultPhase.toSeconds() + "s seed=" + seed
                 + " groups=" + groups + "x" + membersPerGroup + " members (topic of " + topicPartitions
                 + " partitions) committers=" + committers + " minLeaderKills=" + minLeaderKills
-                + (diskFull ? " diskFullNode=" + diskFullNode() : " diskFull=off");
+                + (diskFull ? " diskFullNode=" + diskFullNode() : " diskFull=off") + " raftTls=" + raftTls
+                + " authorizer=" + authorizer;
     }
 }

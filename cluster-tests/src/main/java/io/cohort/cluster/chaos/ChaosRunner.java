@@ -72,7 +72,9 @@ public final class ChaosRunner {
     public Result run() {
         line("chaos run: " + config);
         line("replay with: scripts/chaos.sh --nodes " + config.nodes() + " --minutes "
-                + Math.max(1, config.faultPhase().toMinutes()) + " --seed " + config.seed());
+                + Math.max(1, config.faultPhase().toMinutes()) + " --seed " + config.seed()
+                + (config.raftTls() ? " --tls" : "") + (config.authorizer() ? " --authorizer" : "")
+                + (config.diskFull() ? "" : " --no-disk-full"));
         List<Nemesis.Step> schedule = Nemesis.schedule(config);
         Map<String, List<String>> violations = new LinkedHashMap<>();
         ProcessCluster.Builder builder = ProcessCluster.builder().nodes(config.nodes()).partitions(config.partitions())
@@ -84,9 +86,21 @@ public final class ChaosRunner {
         if (config.diskFull()) {
             builder.smallDisk(config.diskFullNode(), ChaosConfig.SMALL_DISK_BYTES);
         }
+        if (config.raftTls()) {
+            // TLS through the link proxies: they forward bytes, the nodes do the handshakes.
+            builder.raftTls();
+        }
+        ChaosAuthorization authorization = config.authorizer() ? ChaosAuthorization.create(runDir) : null;
+        if (authorization != null) {
+            authorization.nodeSettings().forEach(builder::set);
+        }
         ProcessCluster cluster = builder.start();
         boolean passed = false;
         try (ChaosHistory history = new ChaosHistory(runDir.resolve("history.jsonl"))) {
+            if (authorization != null) {
+                authorization.grantEveryone(cluster.bootstrap(), SETTLE);
+                line("authorizer on: User:* granted ALL on every group and the cluster");
+            }
             cluster.awaitStableLeaders(SETTLE);
             line("cluster of " + config.nodes() + " nodes serving; schedule of " + schedule.size() + " faults");
             ChaosWorkload workload = new ChaosWorkload(config, cluster.bootstrap(), history);
@@ -103,6 +117,10 @@ public final class ChaosRunner {
                 faultsEnd = System.nanoTime();
                 line("fault phase: " + (faultsEnd - faultsStart) / 1_000_000 + " ms; faults " + new TreeMap<>(
                         nemesis.counts()));
+                if (nemesis.diskLostRecoveries() > 0) {
+                    line("disk-full node recovered as a lost disk " + nemesis.diskLostRecoveries() + " time(s): Ratis"
+                            + " left an empty raft-meta (docs/OPERATIONS.md, \"Disk full\"); see history 'disk-lost'");
+                }
 
                 // (c) Liveness: every group Stable with every partition assigned within the bound.
                 long livenessStart = System.nanoTime();
@@ -322,13 +340,18 @@ public final class ChaosRunner {
         }
     }
 
-    /** {@code --nodes N --minutes M --seed S [--report-dir D] [--no-disk-full]}; exits 1 on any violation. */
+    /**
+     * {@code --nodes N --minutes M --seed S [--report-dir D] [--no-disk-full] [--tls] [--authorizer]};
+     * exits 1 on any violation.
+     */
     public static void main(String[] args) {
         int nodes = 5;
         double minutes = 10;
         long seed = System.currentTimeMillis() % 100_000;
         Path reportDir = Path.of("target", "chaos-report");
         boolean diskFull = true;
+        boolean raftTls = false;
+        boolean authorizer = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--nodes" -> nodes = Integer.parseInt(args[++i]);
@@ -336,9 +359,11 @@ public final class ChaosRunner {
                 case "--seed" -> seed = Long.parseLong(args[++i]);
                 case "--report-dir" -> reportDir = Path.of(args[++i]);
                 case "--no-disk-full" -> diskFull = false;
+                case "--tls" -> raftTls = true;
+                case "--authorizer" -> authorizer = true;
                 default -> {
                     System.err.println("usage: ChaosRunner [--nodes N] [--minutes M] [--seed S] [--report-dir D]"
-                            + " [--no-disk-full]");
+                            + " [--no-disk-full] [--tls] [--authorizer]");
                     System.exit(2);
                 }
             }
@@ -346,6 +371,12 @@ public final class ChaosRunner {
         ChaosConfig config = ChaosConfig.longRun(nodes, Duration.ofSeconds((long) (minutes * 60)), seed, reportDir);
         if (!diskFull) {
             config = config.withoutDiskFull();
+        }
+        if (raftTls) {
+            config = config.withRaftTls();
+        }
+        if (authorizer) {
+            config = config.withAuthorizer();
         }
         Result result = new ChaosRunner(config).run();
         System.out.println(result.passed() ? "[chaos] PASSED" : "[chaos] FAILED\n" + result.describeViolations());

@@ -8,6 +8,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -53,6 +54,8 @@ public final class Nemesis {
     private final Set<Integer> paused = new HashSet<>();
     private final List<Kill> kills = new ArrayList<>();
     private final Map<Fault, Integer> counts = new HashMap<>();
+    /** Disk-full nodes recovered as a lost disk (Ratis emptied a raft-meta); reported, see {@link #fillDisk}. */
+    private int diskLost;
 
     public Nemesis(ProcessCluster cluster, ChaosHistory history, ChaosConfig config) {
         this.cluster = cluster;
@@ -225,8 +228,46 @@ public final class Nemesis {
             throw new IllegalStateException("node " + node + " exited with " + exit + " after its disk filled, not "
                     + EXIT_STORAGE_FAILED + " (storage failed)");
         }
-        cluster.start(node);
+        try {
+            cluster.start(node);
+        } catch (IllegalStateException e) {
+            if (!emptiedRaftMeta(e)) {
+                throw e;
+            }
+            // Ratis 3.3 empties raft-meta when it persists a vote on a full disk before any log
+            // write of the node failed (docs/OPERATIONS.md, "Disk full"); the node then cannot start.
+            // The runbook's recovery, as an operator would do it: the node as a lost disk.
+            history.event("nemesis", "disk-lost", "node " + node + " cannot start: Ratis left an empty raft-meta"
+                    + " (vote persisted on the full disk); data dir emptied per the runbook");
+            diskLost++;
+            emptyDirectory(cluster.dataDir(node));
+            cluster.start(node);
+        }
         history.event("nemesis", "restart", "node " + node + " serving again");
+    }
+
+    /** The start failure of Ratis's known flaw: a replica's raft-meta left empty ("'term' not found"). */
+    private static boolean emptiedRaftMeta(IllegalStateException e) {
+        String message = String.valueOf(e.getMessage());
+        return message.contains("raft-meta") && message.contains("'term' not found");
+    }
+
+    /** Deletes everything under {@code dir} (a tmpfs mount point: the directory itself stays). */
+    private static void emptyDirectory(Path dir) {
+        try (java.util.stream.Stream<Path> paths = java.nio.file.Files.walk(dir)) {
+            for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                if (!path.equals(dir)) {
+                    java.nio.file.Files.delete(path);
+                }
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot empty " + dir, e);
+        }
+    }
+
+    /** How often a disk-full node had to be recovered as a lost disk (see {@link #fillDisk}). */
+    public int diskLostRecoveries() {
+        return diskLost;
     }
 
     /** Whether node {@code node}'s /metrics says its storage failed. */

@@ -1,6 +1,8 @@
 package io.cohort.core.command;
 
 import io.cohort.core.Bytes;
+import io.cohort.core.acl.AclBinding;
+import io.cohort.core.acl.AclBindingFilter;
 import io.cohort.core.group.Protocol;
 import java.util.List;
 import java.util.Objects;
@@ -147,5 +149,22 @@ public sealed interface Command {
 
     /** Timer: the periodic offset-expiration job (KIP-211), judged at the command's leader time. */
     record ExpireOffsets() implements Command {
+    }
+
+    /**
+     * Adds ACLs (ClusterAdmin.CreateAcls). Carried by partition 0's log only: the cluster's ACLs are
+     * partition 0's state. Adding an ACL that exists changes nothing.
+     */
+    record CreateAcls(List<AclBinding> bindings) implements Command {
+        public CreateAcls {
+            bindings = List.copyOf(bindings);
+        }
+    }
+
+    /** Removes every ACL each filter selects (ClusterAdmin.DeleteAcls); partition 0's log only. */
+    record DeleteAcls(List<AclBindingFilter> filters) implements Command {
+        public DeleteAcls {
+            filters = List.copyOf(filters);
+        }
     }
 }

@@ -1,5 +1,6 @@
 package io.cohort.core.record;
 
+import io.cohort.core.acl.AclBinding;
 import io.cohort.core.group.ClassicGroup;
 import java.util.Comparator;
 import java.util.Objects;
@@ -8,7 +9,7 @@ import java.util.Objects;
  * What a handler asks the shard to change. Replaying records is the only way the shard's state
  * changes, on the leader and on every follower alike, and a snapshot is the sorted list of records
  * that rebuilds the state. There are two families, as in {@code __consumer_offsets}: group values
- * and offsets, each with a tombstone.
+ * and offsets, each with a tombstone; and a third, the cluster's ACLs, kept by partition 0 only.
  */
 public sealed interface CoordinatorRecord {
 
@@ -52,12 +53,40 @@ public sealed interface CoordinatorRecord {
         }
     }
 
+    /** An ACL is added. ACL records belong to no group: {@link #groupId()} is "". */
+    record AclValue(AclBinding binding) implements CoordinatorRecord {
+        public AclValue {
+            Objects.requireNonNull(binding, "binding");
+        }
+
+        @Override
+        public String groupId() {
+            return "";
+        }
+    }
+
+    /** An ACL is removed. */
+    record AclTombstone(AclBinding binding) implements CoordinatorRecord {
+        public AclTombstone {
+            Objects.requireNonNull(binding, "binding");
+        }
+
+        @Override
+        public String groupId() {
+            return "";
+        }
+    }
+
     /**
-     * The snapshot order: by group id, the group's value before its offsets, offsets by topic then
-     * partition. Sorting makes a snapshot's bytes the same on every replica.
+     * The snapshot order: ACLs first (in {@link AclBinding} order), then by group id, the group's value
+     * before its offsets, offsets by topic then partition. Sorting makes a snapshot's bytes the same
+     * on every replica.
      */
     Comparator<CoordinatorRecord> SNAPSHOT_ORDER = Comparator
-            .comparing(CoordinatorRecord::groupId)
+            .comparingInt((CoordinatorRecord r) -> r instanceof AclValue ? 0 : 1)
+            .thenComparing((CoordinatorRecord r) -> r instanceof AclValue a ? a.binding() : null,
+                    Comparator.nullsFirst(Comparator.naturalOrder()))
+            .thenComparing(CoordinatorRecord::groupId)
             .thenComparingInt(r -> r instanceof GroupValue ? 0 : 1)
             .thenComparing(r -> r instanceof OffsetValue o ? o.topic() : "")
             .thenComparingInt(r -> r instanceof OffsetValue o ? o.partition() : -1);

@@ -3,6 +3,7 @@ package io.cohort.core.shard;
 import io.cohort.core.Bytes;
 import io.cohort.core.ErrorCode;
 import io.cohort.core.GroupConfig;
+import io.cohort.core.acl.AclSet;
 import io.cohort.core.command.Command;
 import io.cohort.core.command.Heartbeat;
 import io.cohort.core.group.ClassicGroup;
@@ -54,6 +55,8 @@ public final class GroupCoordinatorShard {
     private final ConcurrentHashMap<String, ClassicGroup> groups = new ConcurrentHashMap<>();
     private final OffsetStore offsets = new OffsetStore();
     private final StateUsage usage = new StateUsage();
+    /** The cluster's ACLs; only partition 0's shard ever holds any (its log alone carries ACL commands). */
+    private volatile AclSet acls = AclSet.EMPTY;
 
     private final JoinGroupHandler joinGroup = new JoinGroupHandler(groups);
     private final SyncGroupHandler syncGroup = new SyncGroupHandler(groups);
@@ -63,6 +66,7 @@ public final class GroupCoordinatorShard {
     private final OffsetCommitHandler offsetCommit = new OffsetCommitHandler(groups);
     private final GroupAdminHandler groupAdmin = new GroupAdminHandler(groups, offsets);
     private final OffsetExpiryHandler offsetExpiry = new OffsetExpiryHandler(groups, offsets);
+    private final AclHandler aclHandler = new AclHandler(() -> acls);
 
     public GroupCoordinatorShard(GroupConfig config) {
         this.config = config;
@@ -104,6 +108,10 @@ public final class GroupCoordinatorShard {
             rebalanceTimers.fireSyncTimer(c, result);
         } else if (command instanceof Command.ExpireOffsets) {
             offsetExpiry.expire(result);
+        } else if (command instanceof Command.CreateAcls c) {
+            aclHandler.createAcls(c, result);
+        } else if (command instanceof Command.DeleteAcls c) {
+            aclHandler.deleteAcls(c, result);
         } else {
             throw new IllegalArgumentException("Unknown command " + command);
         }
@@ -175,6 +183,10 @@ public final class GroupCoordinatorShard {
         } else if (record instanceof CoordinatorRecord.OffsetTombstone r) {
             OffsetAndMetadata removed = offsets.remove(r.groupId(), new TopicPartition(r.topic(), r.partition()));
             usage.onOffsetRemoved(r.groupId(), removed);
+        } else if (record instanceof CoordinatorRecord.AclValue r) {
+            acls = acls.with(r.binding());
+        } else if (record instanceof CoordinatorRecord.AclTombstone r) {
+            acls = acls.without(r.binding());
         } else {
             throw new IllegalStateException("Unknown record type " + record);
         }
@@ -284,12 +296,13 @@ public final class GroupCoordinatorShard {
     }
 
     /**
-     * The whole state as records, sorted (groups by id, each group's value before its offsets, offsets
+     * The whole state as records, sorted (ACLs first, then groups by id, each group's value before its offsets, offsets
      * by topic and partition): replaying them into an empty shard rebuilds this state exactly. Must be
      * called on the apply thread for a consistent cut.
      */
     public List<CoordinatorRecord> snapshot() {
         List<CoordinatorRecord> records = new ArrayList<>();
+        acls.bindings().forEach(binding -> records.add(new CoordinatorRecord.AclValue(binding)));
         for (ClassicGroup group : new TreeMap<>(groups).values()) {
             records.add(new CoordinatorRecord.GroupValue(group));
             offsets.offsets(group.groupId()).forEach((tp, value) ->
@@ -302,6 +315,7 @@ public final class GroupCoordinatorShard {
     public void restore(List<CoordinatorRecord> records) {
         groups.clear();
         usage.clear();
+        acls = AclSet.EMPTY;
         for (String groupId : new ArrayList<>(offsets.groupIds())) {
             for (TopicPartition tp : new ArrayList<>(offsets.offsets(groupId).keySet())) {
                 offsets.remove(groupId, tp);
@@ -340,6 +354,14 @@ public final class GroupCoordinatorShard {
         timers.add(new TimerOp.Schedule(TimerOp.Keys.EXPIRE_OFFSETS, nowMs + config.offsetsRetentionCheckIntervalMs(),
                 new Command.ExpireOffsets()));
         return timers;
+    }
+
+    /**
+     * The ACLs as applied so far: an immutable set, safe to read on any thread beside apply. Only
+     * partition 0's shard holds the cluster's ACLs.
+     */
+    public AclSet acls() {
+        return acls;
     }
 
     /** The group's current value, or null (a consistent immutable snapshot of it). */

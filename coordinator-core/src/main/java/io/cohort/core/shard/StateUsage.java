@@ -186,6 +186,8 @@ final class StateUsage {
                     metadataBytesAdded -= metadataBytes(old);
                 }
                 offsetOverlay.put(key, Optional.empty());
+            } else if (record instanceof CoordinatorRecord.AclValue || record instanceof CoordinatorRecord.AclTombstone) {
+                // ACLs are cluster settings, not group state: no state limit counts them.
             } else {
                 throw new IllegalStateException("Unknown record type " + record);
             }

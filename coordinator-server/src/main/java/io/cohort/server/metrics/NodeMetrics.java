@@ -174,6 +174,17 @@ public final class NodeMetrics {
                         + " or a caller whose address is not a configured peer's")
                 .callback(cb -> cb.call(node.raftPortRefusedCalls()))
                 .register(registry);
+        CounterWithCallback.builder()
+                .name("cohort_raft_tls_refused_certificates_total")
+                .help("Certificates refused by the Raft port's mutual TLS since the node started (not signed by"
+                        + " the peer CA, expired, or not for the peer's host); side=caller: presented to this node's"
+                        + " Raft port, side=peer: presented by a peer this node called; 0 without TLS")
+                .labelNames("side")
+                .callback(cb -> {
+                    cb.call(node.raftTlsRefusedCallerCertificates(), "caller");
+                    cb.call(node.raftTlsRefusedPeerCertificates(), "peer");
+                })
+                .register(registry);
     }
 
     private static void registerStatusGauge(PrometheusRegistry registry, CohortRaftNode node, String name,

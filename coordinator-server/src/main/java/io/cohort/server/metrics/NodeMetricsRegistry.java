@@ -51,11 +51,12 @@ public final class NodeMetricsRegistry implements AutoCloseable {
     }
 
     /**
-     * Serves {@code /metrics} on {@code host:port} (0 picks a free port).
+     * Serves {@code /metrics} on {@code host:port} (0 picks a free port), over HTTPS if
+     * {@code https} is non-null.
      *
      * @return the bound port
      */
-    public int serve(String host, int port) throws IOException {
+    public int serve(String host, int port, com.sun.net.httpserver.HttpsConfigurator https) throws IOException {
         // One thread is plenty for a scrape every few seconds, and keeps the 2-core budget.
         ExecutorService executor = Executors.newFixedThreadPool(1, runnable -> {
             Thread thread = new Thread(runnable, "cohort-metrics-http");
@@ -63,7 +64,11 @@ public final class NodeMetricsRegistry implements AutoCloseable {
             return thread;
         });
         try {
-            httpServer = HTTPServer.builder()
+            HTTPServer.Builder builder = HTTPServer.builder();
+            if (https != null) {
+                builder.httpsConfigurator(https);
+            }
+            httpServer = builder
                     .inetAddress(InetAddress.getByName(host))
                     .port(port)
                     .registry(registry)

@@ -7,7 +7,16 @@ import io.cohort.api.v1.NodeStatus;
 import io.cohort.api.v1.ReplicaProgress;
 import io.cohort.api.v1.TransferLeadershipRequest;
 import io.cohort.api.v1.TransferLeadershipResponse;
+import io.cohort.api.v1.CreateAclsRequest;
+import io.cohort.api.v1.CreateAclsResponse;
+import io.cohort.api.v1.DeleteAclsRequest;
+import io.cohort.api.v1.DeleteAclsResponse;
+import io.cohort.api.v1.DescribeAclsRequest;
+import io.cohort.api.v1.DescribeAclsResponse;
 import io.cohort.core.ErrorCode;
+import io.cohort.core.acl.AclOperation;
+import io.cohort.server.auth.Principals;
+import io.cohort.server.auth.RequestAuthorizer;
 import io.cohort.raft.CohortRaftNode;
 import io.cohort.raft.NodeAddress;
 import io.cohort.raft.PartitionStateMachine;
@@ -53,15 +62,29 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
     private final CohortRaftNode node;
     private final Function<NodeAddress, ManagedChannel> channelFactory;
     private final ConcurrentHashMap<Integer, ManagedChannel> channels = new ConcurrentHashMap<>();
+    private final RequestAuthorizer authorizer;
+    private final AclRpcs acls;
     private volatile boolean stopping;
 
     public ClusterAdminService(CohortRaftNode node) {
-        this(node, peer -> ManagedChannelBuilder.forAddress(peer.host(), peer.clientPort()).usePlaintext().build());
+        this(node, RequestAuthorizer.ALLOW_ALL);
+    }
+
+    public ClusterAdminService(CohortRaftNode node, RequestAuthorizer authorizer) {
+        this(node, peer -> ManagedChannelBuilder.forAddress(peer.host(), peer.clientPort()).usePlaintext().build(),
+                authorizer);
     }
 
     ClusterAdminService(CohortRaftNode node, Function<NodeAddress, ManagedChannel> channelFactory) {
+        this(node, channelFactory, RequestAuthorizer.ALLOW_ALL);
+    }
+
+    ClusterAdminService(CohortRaftNode node, Function<NodeAddress, ManagedChannel> channelFactory,
+                        RequestAuthorizer authorizer) {
         this.node = node;
         this.channelFactory = channelFactory;
+        this.authorizer = authorizer;
+        this.acls = new AclRpcs(node, authorizer, this::channel);
     }
 
     /**
@@ -87,6 +110,17 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
     public void clusterStatus(ClusterStatusRequest request, StreamObserver<ClusterStatusResponse> observer) {
         RpcCall<ClusterStatusResponse> call = RpcCall.start("ClusterStatus", observer, RpcMetrics.NONE);
         try {
+            if (!authorizer.allowCluster("ClusterStatus", AclOperation.DESCRIBE)) {
+                // The nodes and the partition count stay open to every client, like Kafka's Metadata:
+                // clients learn the cluster's shape from them. The Raft details need DESCRIBE.
+                ClusterStatusResponse full = status(false);
+                call.respond(ClusterStatusResponse.newBuilder().setNodeId(node.nodeId())
+                        .setPartitionCount(full.getPartitionCount()).addAllNodes(full.getNodesList())
+                        .setErrorCode(ErrorTable.toProto(ErrorCode.CLUSTER_AUTHORIZATION_FAILED))
+                        .setErrorMessage(Principals.principal() + " may not DESCRIBE the cluster").build(),
+                        ErrorCode.CLUSTER_AUTHORIZATION_FAILED.name());
+                return;
+            }
             call.respond(status(request.getIncludeStateDigest()), ErrorCode.NONE.name());
         } catch (RuntimeException e) {
             LOG.error("ClusterStatus failed", e);
@@ -167,6 +201,10 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
     }
 
     private TransferLeadershipResponse refusal(TransferLeadershipRequest request) {
+        if (!authorizer.allowCluster("TransferLeadership", AclOperation.ALTER)) {
+            return transferResponse(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, Principals.principal()
+                    + " may not ALTER the cluster");
+        }
         if (stopping) {
             return transferResponse(ErrorCode.COORDINATOR_NOT_AVAILABLE, "node " + node.nodeId() + " is shutting down");
         }
@@ -221,6 +259,10 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
         }
         Metadata headers = new Metadata();
         headers.put(CallContext.FORWARDED_BY_HEADER, Integer.toString(node.nodeId()));
+        if (Principals.bearerHeader() != null) {
+            // The leader authorizes the caller's principal again, so it needs the caller's token.
+            headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), Principals.bearerHeader());
+        }
         ClusterAdminGrpc.ClusterAdminStub stub = ClusterAdminGrpc.newStub(channel(leader))
                 .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers))
                 .withDeadlineAfter(request.getTimeoutMs() + FORWARD_SLACK_MS, TimeUnit.MILLISECONDS);
@@ -244,6 +286,56 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
                 // The answer went out in onNext.
             }
         });
+    }
+
+    // ---- ACLs (AclRpcs) ----
+
+    @Override
+    public void createAcls(CreateAclsRequest request, StreamObserver<CreateAclsResponse> observer) {
+        RpcCall<CreateAclsResponse> call = RpcCall.start("CreateAcls", observer, RpcMetrics.NONE);
+        if (refusedWhileStopping(call)) {
+            return;
+        }
+        acls.createAcls(request).whenComplete((response, error) -> respond(call, response, error,
+                r -> r.getErrorCode().name()));
+    }
+
+    @Override
+    public void deleteAcls(DeleteAclsRequest request, StreamObserver<DeleteAclsResponse> observer) {
+        RpcCall<DeleteAclsResponse> call = RpcCall.start("DeleteAcls", observer, RpcMetrics.NONE);
+        if (refusedWhileStopping(call)) {
+            return;
+        }
+        acls.deleteAcls(request).whenComplete((response, error) -> respond(call, response, error,
+                r -> r.getErrorCode().name()));
+    }
+
+    @Override
+    public void describeAcls(DescribeAclsRequest request, StreamObserver<DescribeAclsResponse> observer) {
+        RpcCall<DescribeAclsResponse> call = RpcCall.start("DescribeAcls", observer, RpcMetrics.NONE);
+        try {
+            DescribeAclsResponse response = acls.describeAcls(request);
+            call.respond(response, response.getErrorCode().name());
+        } catch (RuntimeException e) {
+            LOG.error("DescribeAcls failed", e);
+            call.fail(Status.INTERNAL.withDescription("could not read the ACLs: " + e));
+        }
+    }
+
+    private boolean refusedWhileStopping(RpcCall<?> call) {
+        if (stopping) {
+            call.fail(Status.UNAVAILABLE.withDescription("node " + node.nodeId() + " is shutting down"));
+        }
+        return stopping;
+    }
+
+    private static <T> void respond(RpcCall<T> call, T response, Throwable error, Function<T, String> errorOf) {
+        if (error != null) {
+            LOG.error("{} failed", call.rpc(), error);
+            call.fail(Status.INTERNAL.withDescription(call.rpc() + " failed: " + error));
+        } else {
+            call.respond(response, errorOf.apply(response));
+        }
     }
 
     private ManagedChannel channel(int nodeId) {

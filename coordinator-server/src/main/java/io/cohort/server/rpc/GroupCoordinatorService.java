@@ -27,6 +27,7 @@ import io.cohort.api.v1.SyncGroupRequest;
 import io.cohort.api.v1.SyncGroupResponse;
 import io.cohort.core.ErrorCode;
 import io.cohort.core.GroupConfig;
+import io.cohort.core.acl.AclOperation;
 import io.cohort.core.command.Command;
 import io.cohort.core.response.ListedGroup;
 import io.cohort.core.response.Response;
@@ -34,6 +35,8 @@ import io.cohort.core.shard.GroupCoordinatorShard;
 import io.cohort.core.shard.Result;
 import io.cohort.raft.CohortRaftNode;
 import io.cohort.raft.ProposalException;
+import io.cohort.server.auth.Principals;
+import io.cohort.server.auth.RequestAuthorizer;
 import io.cohort.server.metrics.RpcMetrics;
 import io.cohort.server.rpc.ErrorTable.Failure;
 import io.cohort.server.rpc.ParkedCalls.ParkedCall;
@@ -63,7 +66,8 @@ import org.slf4j.LoggerFactory;
  * core shard, and every answer and failure is translated by {@link ApiMapper} and {@link ErrorTable}.
  *
  * <p>Order of checks for every call (reference 1.0): malformed request (gRPC INVALID_ARGUMENT) →
- * node stopping (COORDINATOR_NOT_AVAILABLE) → INVALID_GROUP_ID → INVALID_SESSION_TIMEOUT (JoinGroup)
+ * authorization ({@link RequestAuthorizer}; GROUP_AUTHORIZATION_FAILED where Kafka's KafkaApis puts
+ * it: the whole response, every partition, or the group's own entry) → node stopping (COORDINATOR_NOT_AVAILABLE) → INVALID_GROUP_ID → INVALID_SESSION_TIMEOUT (JoinGroup)
  * → routing: NOT_COORDINATOR with the leader as hint, or COORDINATOR_LOAD_IN_PROGRESS.
  *
  * <p>Threads: request methods run on gRPC threads and never block. Submit futures complete on the
@@ -79,12 +83,19 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
     private final CohortRaftNode node;
     private final ParkedCalls parked;
     private final RpcMetrics metrics;
+    private final RequestAuthorizer authorizer;
     private volatile boolean stopping;
 
     public GroupCoordinatorService(CohortRaftNode node, ParkedCalls parked, RpcMetrics metrics) {
+        this(node, parked, metrics, RequestAuthorizer.ALLOW_ALL);
+    }
+
+    public GroupCoordinatorService(CohortRaftNode node, ParkedCalls parked, RpcMetrics metrics,
+                                   RequestAuthorizer authorizer) {
         this.node = node;
         this.parked = parked;
         this.metrics = metrics;
+        this.authorizer = authorizer;
     }
 
     /**
@@ -119,7 +130,10 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
             RequestValidator.throwIfMalformed(request);
             FindCoordinatorResponse.Builder response = FindCoordinatorResponse.newBuilder();
             for (String groupId : request.getGroupIdsList()) {
-                response.addCoordinators(coordinatorOf(groupId));
+                // Kafka (FindCoordinator v4+): DESCRIBE on the group, an error per key.
+                response.addCoordinators(authorizer.allowGroup("FindCoordinator", AclOperation.DESCRIBE, groupId)
+                        ? coordinatorOf(groupId) : noCoordinator(groupId, ErrorCode.GROUP_AUTHORIZATION_FAILED,
+                        groupDenied(AclOperation.DESCRIBE, groupId).message()));
             }
             serving.answer(response.build());
         });
@@ -143,12 +157,16 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
     }
 
     private static FindCoordinatorResponse.Coordinator noCoordinator(String groupId, String message) {
+        return noCoordinator(groupId, ErrorCode.COORDINATOR_NOT_AVAILABLE, message);
+    }
+
+    private static FindCoordinatorResponse.Coordinator noCoordinator(String groupId, ErrorCode code, String message) {
         return FindCoordinatorResponse.Coordinator.newBuilder()
                 .setKey(groupId)
                 .setNodeId(-1)
                 .setHost("")
                 .setPort(-1)
-                .setErrorCode(io.cohort.api.v1.ErrorCode.COORDINATOR_NOT_AVAILABLE)
+                .setErrorCode(ErrorTable.toProto(code))
                 .setErrorMessage(message)
                 .build();
     }
@@ -171,6 +189,10 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
                 response -> response.getErrorCode().name());
         serving.run(() -> {
             RequestValidator.throwIfMalformed(request);
+            // Kafka's order: authorization first, then the request's own checks.
+            if (deniedGroup(serving, "JoinGroup", AclOperation.READ, request.getGroupId())) {
+                return;
+            }
             GroupConfig groupConfig = node.spec().groupConfig();
             ErrorCode validation = RequestValidator.joinGroupError(request, groupConfig);
             if (validation == ErrorCode.INVALID_SESSION_TIMEOUT && !stopping) {
@@ -197,6 +219,9 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
                 response -> response.getErrorCode().name());
         serving.run(() -> {
             RequestValidator.throwIfMalformed(request);
+            if (deniedGroup(serving, "SyncGroup", AclOperation.READ, request.getGroupId())) {
+                return;
+            }
             if (rejected(serving, RequestValidator.requiredGroupIdError(request.getGroupId()))) {
                 return;
             }
@@ -251,6 +276,9 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
                 response -> response.getErrorCode().name());
         serving.run(() -> {
             RequestValidator.throwIfMalformed(request);
+            if (deniedGroup(serving, "Heartbeat", AclOperation.READ, request.getGroupId())) {
+                return;
+            }
             Failure rejected = rejection(RequestValidator.requiredGroupIdError(request.getGroupId()));
             int partition = node.partitionFor(request.getGroupId());
             Failure failure = rejected != null ? rejected : ErrorTable.routingFailure(node, partition);
@@ -281,6 +309,9 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
                         response.getMembersList().stream().map(LeaveGroupResponse.Member::getErrorCode).toList())));
         serving.run(() -> {
             RequestValidator.throwIfMalformed(request);
+            if (deniedGroup(serving, "LeaveGroup", AclOperation.READ, request.getGroupId())) {
+                return;
+            }
             if (rejected(serving, RequestValidator.requiredGroupIdError(request.getGroupId()))) {
                 return;
             }
@@ -298,6 +329,9 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
                         .map(OffsetCommitResponse.Partition::getErrorCode).toList()));
         serving.run(() -> {
             RequestValidator.throwIfMalformed(request);
+            if (deniedGroup(serving, "OffsetCommit", AclOperation.READ, request.getGroupId())) {
+                return;
+            }
             // "" is a legal group id for OffsetCommit, as in Kafka.
             if (rejected(serving, ErrorCode.NONE)) {
                 return;
@@ -316,6 +350,9 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
                         .map(OffsetDeleteResponse.Partition::getErrorCode).toList())));
         serving.run(() -> {
             RequestValidator.throwIfMalformed(request);
+            if (deniedGroup(serving, "OffsetDelete", AclOperation.DELETE, request.getGroupId())) {
+                return;
+            }
             if (rejected(serving, RequestValidator.requiredGroupIdError(request.getGroupId()))) {
                 return;
             }
@@ -335,10 +372,17 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
         serving.run(() -> {
             RequestValidator.throwIfMalformed(request);
             Map<Integer, List<String>> byPartition = new LinkedHashMap<>();
+            List<DeleteGroupsResponse.Result> denied = new ArrayList<>();
             for (String groupId : groupIds) {
-                byPartition.computeIfAbsent(node.partitionFor(groupId), p -> new ArrayList<>()).add(groupId);
+                // Kafka: DELETE on each distinct group; a denied group gets its own result, the rest go on.
+                if (authorizer.allowGroup("DeleteGroups", AclOperation.DELETE, groupId)) {
+                    byPartition.computeIfAbsent(node.partitionFor(groupId), p -> new ArrayList<>()).add(groupId);
+                } else {
+                    denied.add(ApiMapper.deleteGroupError(groupId, groupDenied(AclOperation.DELETE, groupId)));
+                }
             }
             List<CompletableFuture<List<DeleteGroupsResponse.Result>>> deletions = new ArrayList<>();
+            deletions.add(CompletableFuture.completedFuture(denied));
             byPartition.forEach((partition, ids) -> deletions.add(deleteGroupsOf(partition, ids)));
             CompletableFuture.allOf(deletions.toArray(CompletableFuture[]::new)).whenComplete((ignored, error) ->
                     serving.answerLater(() -> deleteGroupsResponse(groupIds, deletions)));
@@ -413,14 +457,20 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
                         .map(OffsetFetchResponse.Group::getErrorCode).toList()));
         serving.run(() -> {
             RequestValidator.throwIfMalformed(request);
+            Map<String, Failure> denied = deniedGroups("OffsetFetch", AclOperation.DESCRIBE,
+                    request.getGroupsList().stream().map(OffsetFetchRequest.Group::getGroupId).toList());
             Map<Integer, CompletableFuture<GroupCoordinatorShard>> reads = readShards(
-                    request.getGroupsList().stream().map(OffsetFetchRequest.Group::getGroupId).toList(),
+                    request.getGroupsList().stream().map(OffsetFetchRequest.Group::getGroupId)
+                            .filter(id -> !denied.containsKey(id)).toList(),
                     request.getConsistency() == ReadConsistency.READ_CONSISTENCY_LINEARIZABLE);
             CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new)).whenComplete((ignored, e) ->
                     serving.answerLater(() -> {
                         OffsetFetchResponse.Builder response = OffsetFetchResponse.newBuilder();
                         for (OffsetFetchRequest.Group group : request.getGroupsList()) {
-                            response.addGroups(fetchGroup(group, reads.get(node.partitionFor(group.getGroupId()))));
+                            Failure groupDenied = denied.get(group.getGroupId());
+                            response.addGroups(groupDenied != null
+                                    ? ApiMapper.offsetFetchError(group.getGroupId(), groupDenied)
+                                    : fetchGroup(group, reads.get(node.partitionFor(group.getGroupId()))));
                         }
                         return response.build();
                     }));
@@ -445,13 +495,18 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
                         .map(DescribeGroupsResponse.Group::getErrorCode).toList()));
         serving.run(() -> {
             RequestValidator.throwIfMalformed(request);
-            Map<Integer, CompletableFuture<GroupCoordinatorShard>> reads = readShards(request.getGroupIdsList(),
+            Map<String, Failure> denied = deniedGroups("DescribeGroups", AclOperation.DESCRIBE,
+                    request.getGroupIdsList());
+            Map<Integer, CompletableFuture<GroupCoordinatorShard>> reads = readShards(request.getGroupIdsList().stream()
+                            .filter(id -> !denied.containsKey(id)).toList(),
                     request.getConsistency() == ReadConsistency.READ_CONSISTENCY_LINEARIZABLE);
             CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new)).whenComplete((ignored, e) ->
                     serving.answerLater(() -> {
                         DescribeGroupsResponse.Builder response = DescribeGroupsResponse.newBuilder();
                         for (String groupId : request.getGroupIdsList()) {
-                            response.addGroups(describeGroup(groupId, reads.get(node.partitionFor(groupId))));
+                            Failure groupDenied = denied.get(groupId);
+                            response.addGroups(groupDenied != null ? ApiMapper.describeGroupError(groupId, groupDenied)
+                                    : describeGroup(groupId, reads.get(node.partitionFor(groupId))));
                         }
                         return response.build();
                     }));
@@ -516,6 +571,11 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
                 groups.addAll(node.readAnyReplica(partition,
                         shard -> shard.listGroups(request.getStatesFilterList(), request.getTypesFilterList())).join());
             }
+            // Kafka: every group with DESCRIBE on the cluster, else only the groups the caller may
+            // describe, filtered silently (never CLUSTER_AUTHORIZATION_FAILED, no audit lines).
+            if (!authorizer.allowClusterQuietly("ListGroups", AclOperation.DESCRIBE)) {
+                groups.removeIf(g -> !authorizer.allowGroupQuietly("ListGroups", AclOperation.DESCRIBE, g.groupId()));
+            }
             groups.sort(Comparator.comparing(ListedGroup::groupId));
             ListGroupsResponse.Builder response = ListGroupsResponse.newBuilder()
                     .setErrorCode(io.cohort.api.v1.ErrorCode.NONE);
@@ -525,6 +585,31 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
     }
 
     // ---- helpers ----
+
+    /** Answers GROUP_AUTHORIZATION_FAILED for the whole response if the caller may not; returns whether it did. */
+    private boolean deniedGroup(Serving<?> serving, String rpc, AclOperation operation, String groupId) {
+        if (authorizer.allowGroup(rpc, operation, groupId)) {
+            return false;
+        }
+        serving.answer(groupDenied(operation, groupId));
+        return true;
+    }
+
+    /** The groups of {@code groupIds} the caller may not {@code operation}, each with its failure. */
+    private Map<String, Failure> deniedGroups(String rpc, AclOperation operation, List<String> groupIds) {
+        Map<String, Failure> denied = new HashMap<>();
+        for (String groupId : new LinkedHashSet<>(groupIds)) {
+            if (!authorizer.allowGroup(rpc, operation, groupId)) {
+                denied.put(groupId, groupDenied(operation, groupId));
+            }
+        }
+        return denied;
+    }
+
+    private static Failure groupDenied(AclOperation operation, String groupId) {
+        return new Failure(ErrorCode.GROUP_AUTHORIZATION_FAILED, Principals.principal() + " may not " + operation
+                + " group '" + groupId + "'", null);
+    }
 
     /** COORDINATOR_NOT_AVAILABLE while stopping, then the Kafka validation result; null to go on. */
     /** Answers {@code serving} with the shutdown or validation error, if any; returns whether it did. */

@@ -45,6 +45,17 @@ public final class Status implements Callable<Integer> {
             description = "Poll until every partition has a ready leader, at most this long.")
     int waitSeconds;
 
+    @Option(names = "--cacert", paramLabel = "FILE", description = "Speak TLS, trusting this CA (PEM).")
+    java.nio.file.Path caCert;
+
+    @Option(names = "--cert", paramLabel = "FILE", description = "Client certificate (PEM), with --key.")
+    java.nio.file.Path cert;
+
+    @Option(names = "--key", paramLabel = "FILE", description = "Private key of --cert (PEM, PKCS#8).")
+    java.nio.file.Path key;
+
+    private io.grpc.ChannelCredentials credentials = InsecureChannelCredentials.create();
+
     private final PrintStream out;
 
     Status(PrintStream out) {
@@ -60,7 +71,15 @@ public final class Status implements Callable<Integer> {
     }
 
     @Override
-    public Integer call() throws InterruptedException {
+    public Integer call() throws InterruptedException, java.io.IOException {
+        if (caCert != null) {
+            io.grpc.TlsChannelCredentials.Builder tls = io.grpc.TlsChannelCredentials.newBuilder()
+                    .trustManager(caCert.toFile());
+            if (cert != null && key != null) {
+                tls.keyManager(cert.toFile(), key.toFile());
+            }
+            credentials = tls.build();
+        }
         long deadlineNanos = System.nanoTime() + TimeUnit.SECONDS.toNanos(waitSeconds);
         while (true) {
             Snapshot snapshot = poll();
@@ -98,7 +117,7 @@ public final class Status implements Callable<Integer> {
         return new Snapshot(answers, nodeIds);
     }
 
-    private static Object ask(String endpoint) {
+    private Object ask(String endpoint) {
         int colon = endpoint.lastIndexOf(':');
         if (colon <= 0) {
             return "not HOST:PORT";
@@ -106,7 +125,7 @@ public final class Status implements Callable<Integer> {
         ManagedChannel channel;
         try {
             channel = Grpc.newChannelBuilderForAddress(endpoint.substring(0, colon),
-                    Integer.parseInt(endpoint.substring(colon + 1)), InsecureChannelCredentials.create()).build();
+                    Integer.parseInt(endpoint.substring(colon + 1)), credentials).build();
         } catch (IllegalArgumentException e) {
             return "bad address: " + e.getMessage();
         }

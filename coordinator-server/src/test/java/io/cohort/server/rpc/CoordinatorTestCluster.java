@@ -42,6 +42,9 @@ final class CoordinatorTestCluster implements AutoCloseable {
 
     final ClusterSpec spec;
     private final Path root;
+    /** Authorization and principals for every node; null: none (every call allowed, as by default). */
+    private final Security security;
+    private final RaftTuning tuning;
     private final boolean inProcess;
     private final Node[] nodes;
     /** Every RPC outcome the services reported, as "rpc:code". */
@@ -79,8 +82,19 @@ final class CoordinatorTestCluster implements AutoCloseable {
         }
     }
 
+    /** What {@code authorizer.enabled=true} with these super users and token file gives a node. */
+    record Security(java.util.Set<String> superUsers, io.cohort.server.auth.TokenFile tokens) {
+    }
+
     private CoordinatorTestCluster(Path root, int nodeCount, int partitions, GroupConfig groupConfig) {
+        this(root, nodeCount, partitions, groupConfig, null, TEST_TUNING);
+    }
+
+    private CoordinatorTestCluster(Path root, int nodeCount, int partitions, GroupConfig groupConfig,
+                                   Security security, RaftTuning tuning) {
         this.root = root;
+        this.security = security;
+        this.tuning = tuning;
         this.inProcess = nodeCount == 1;
         List<NodeAddress> peers = new ArrayList<>();
         for (int id = 1; id <= nodeCount; id++) {
@@ -100,7 +114,17 @@ final class CoordinatorTestCluster implements AutoCloseable {
     }
 
     static CoordinatorTestCluster start(Path root, int nodeCount, int partitions, GroupConfig groupConfig) {
-        CoordinatorTestCluster cluster = new CoordinatorTestCluster(root, nodeCount, partitions, groupConfig);
+        return start(new CoordinatorTestCluster(root, nodeCount, partitions, groupConfig));
+    }
+
+    /** As {@link #start(Path, int, int)}, with the authorizer on and principals from {@code security}. */
+    static CoordinatorTestCluster startSecured(Path root, int nodeCount, int partitions, Security security,
+                                               RaftTuning tuning) {
+        return start(new CoordinatorTestCluster(root, nodeCount, partitions, testGroupConfig(), security, tuning));
+    }
+
+    private static CoordinatorTestCluster start(CoordinatorTestCluster cluster) {
+        int nodeCount = cluster.nodes.length - 1;
         try {
             for (int id = 1; id <= nodeCount; id++) {
                 cluster.startNode(id);
@@ -116,21 +140,33 @@ final class CoordinatorTestCluster implements AutoCloseable {
     private void startNode(int id) {
         try {
             ParkedCalls parked = new ParkedCalls();
-            CohortRaftNode raft = CohortRaftNode.start(id, spec, root.resolve("node-" + id), TEST_TUNING, parked);
+            CohortRaftNode raft = CohortRaftNode.start(id, spec, root.resolve("node-" + id), tuning, parked);
             RpcMetrics metrics = (rpc, code, nanos) -> recorded.add(rpc + ":" + code);
-            GroupCoordinatorService coordinator = new GroupCoordinatorService(raft, parked, metrics);
-            ClusterAdminService admin = new ClusterAdminService(raft);
+            io.cohort.server.auth.RequestAuthorizer authorizer = security == null
+                    ? io.cohort.server.auth.RequestAuthorizer.ALLOW_ALL
+                    : new io.cohort.server.auth.RequestAuthorizer(true, security.superUsers(),
+                            () -> raft.shard(0).acls());
+            GroupCoordinatorService coordinator = new GroupCoordinatorService(raft, parked, metrics, authorizer);
+            ClusterAdminService admin = new ClusterAdminService(raft, authorizer);
+            io.grpc.ServerServiceDefinition coordinatorService = coordinator.definition();
+            io.grpc.ServerServiceDefinition adminService = admin.definition();
+            if (security != null) {
+                io.cohort.server.auth.Principals principals = new io.cohort.server.auth.Principals(security.tokens(),
+                        io.cohort.server.auth.PrincipalMappingRules.DEFAULT);
+                coordinatorService = io.grpc.ServerInterceptors.intercept(coordinatorService, principals);
+                adminService = io.grpc.ServerInterceptors.intercept(adminService, principals);
+            }
             Server server;
             ManagedChannel channel;
             if (inProcess) {
                 String name = "cohort-rpc-test-" + id + "-" + System.nanoTime();
-                server = InProcessServerBuilder.forName(name).addService(coordinator.definition())
-                        .addService(admin.definition()).build().start();
+                server = InProcessServerBuilder.forName(name).addService(coordinatorService)
+                        .addService(adminService).build().start();
                 channel = InProcessChannelBuilder.forName(name).build();
             } else {
                 NodeAddress address = spec.peer(id);
                 server = NettyServerBuilder.forAddress(new InetSocketAddress(address.host(), address.clientPort()))
-                        .addService(coordinator.definition()).addService(admin.definition()).build().start();
+                        .addService(coordinatorService).addService(adminService).build().start();
                 channel = NettyChannelBuilder.forAddress(address.host(), address.clientPort()).usePlaintext().build();
             }
             nodes[id] = new Node(raft, parked, coordinator, admin, server, channel);

@@ -49,6 +49,7 @@ class ApiContractTest {
         codes.put("INVALID_COMMIT_OFFSET_SIZE", 28);
         codes.put("TOPIC_AUTHORIZATION_FAILED", 29);
         codes.put("GROUP_AUTHORIZATION_FAILED", 30);
+        codes.put("CLUSTER_AUTHORIZATION_FAILED", 31);
         codes.put("UNSUPPORTED_VERSION", 35);
         codes.put("INVALID_REQUEST", 42);
         codes.put("KAFKA_STORAGE_ERROR", 56);
@@ -137,7 +138,7 @@ class ApiContractTest {
 
     @Test
     void testClusterAdminMethods() {
-        assertEquals(Set.of("ClusterStatus", "TransferLeadership"),
+        assertEquals(Set.of("ClusterStatus", "TransferLeadership", "CreateAcls", "DeleteAcls", "DescribeAcls"),
             methodNames(ClusterAdminGrpc.getServiceDescriptor()));
     }
 

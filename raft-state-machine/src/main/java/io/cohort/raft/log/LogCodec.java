@@ -6,6 +6,8 @@ import io.cohort.core.Bytes;
 import io.cohort.core.command.Command;
 import io.cohort.core.group.Protocol;
 import io.cohort.raft.log.proto.CommandProto;
+import io.cohort.raft.log.proto.CreateAclsCommand;
+import io.cohort.raft.log.proto.DeleteAclsCommand;
 import io.cohort.raft.log.proto.DeleteGroupsCommand;
 import io.cohort.raft.log.proto.ExpireMemberSessionCommand;
 import io.cohort.raft.log.proto.ExpireOffsetsCommand;
@@ -42,7 +44,9 @@ import java.util.Objects;
  * under: version 1 was written by builds without state limits, version 2 by builds that check them
  * ({@code io.cohort.core.StateLimits}). Replaying a version-1 entry with the limits could refuse a
  * command that was acknowledged, so version-1 entries are applied without them, on every replica
- * alike ({@link DecodedEntry#stateLimitsApply()}).
+ * alike ({@link DecodedEntry#stateLimitsApply()}). Version 2 also added the ACL commands
+ * (CreateAcls, DeleteAcls; partition 0's log only): they never occur in a version-1 entry, and
+ * one that holds them is refused as malformed.
  *
  * <p>A few command fields are nullable in core but required in the log (group ids, member ids of
  * timers, JoinGroup's protocol type): the public API cannot express a null there, so the front end
@@ -123,6 +127,11 @@ public final class LogCodec {
         }
         List<Command> commands = new ArrayList<>(entry.getCommandsCount());
         for (CommandProto command : entry.getCommandsList()) {
+            boolean aclCommand = command.hasCreateAcls() || command.hasDeleteAcls();
+            if (version == FORMAT_VERSION_WITHOUT_STATE_LIMITS && aclCommand) {
+                throw new LogFormatException("Log entry of format_version " + version + " holds an ACL command;"
+                        + " ACL commands exist since format_version " + FORMAT_VERSION);
+            }
             commands.add(fromProto(command));
         }
         return new DecodedEntry(entry.getLeaderTimeMs(), commands, version == FORMAT_VERSION);
@@ -165,6 +174,14 @@ public final class LogCodec {
                     .setDeadlineMs(c.deadlineMs()));
         } else if (command instanceof Command.ExpireOffsets) {
             proto.setExpireOffsets(ExpireOffsetsCommand.getDefaultInstance());
+        } else if (command instanceof Command.CreateAcls c) {
+            CreateAclsCommand.Builder acls = CreateAclsCommand.newBuilder();
+            c.bindings().forEach(binding -> acls.addBindings(AclCodec.toProto(binding)));
+            proto.setCreateAcls(acls);
+        } else if (command instanceof Command.DeleteAcls c) {
+            DeleteAclsCommand.Builder acls = DeleteAclsCommand.newBuilder();
+            c.filters().forEach(filter -> acls.addFilters(AclCodec.toProto(filter)));
+            proto.setDeleteAcls(acls);
         } else {
             throw new IllegalArgumentException("No log encoding for command " + command.getClass().getName());
         }
@@ -289,6 +306,10 @@ public final class LogCodec {
             case FIRE_SYNC_TIMER -> new Command.FireSyncTimer(proto.getFireSyncTimer().getGroupId(),
                     proto.getFireSyncTimer().getGenerationId(), proto.getFireSyncTimer().getDeadlineMs());
             case EXPIRE_OFFSETS -> new Command.ExpireOffsets();
+            case CREATE_ACLS -> new Command.CreateAcls(proto.getCreateAcls().getBindingsList().stream()
+                    .map(AclCodec::fromProto).toList());
+            case DELETE_ACLS -> new Command.DeleteAcls(proto.getDeleteAcls().getFiltersList().stream()
+                    .map(AclCodec::fromProto).toList());
             // An unset oneof: a command type of a newer format, or a corrupt entry.
             case COMMAND_NOT_SET -> throw new LogFormatException("Log entry holds an unknown or empty command"
                     + (proto.getUnknownFields().asMap().isEmpty() ? "" : " (unknown fields "

@@ -46,7 +46,8 @@ import java.util.TreeSet;
  * then the message). The trailer is the last frame of the file; a file that ends anywhere else, or
  * whose count does not match, is rejected, so a truncated snapshot is never installed.
  *
- * <p>A snapshot holds only values: a {@link CoordinatorRecord.GroupValue} per group and an
+ * <p>A snapshot holds only values: a {@link CoordinatorRecord.AclValue} per ACL (partition 0 only,
+ * first), a {@link CoordinatorRecord.GroupValue} per group and an
  * {@link CoordinatorRecord.OffsetValue} per committed offset. Tombstones exist only in the log's
  * effects, never in a snapshot. A {@link ClassicGroup} round-trips to an equal value with its
  * member, pending-member and pending-sync order kept, since join order elects the leader.
@@ -55,8 +56,15 @@ import java.util.TreeSet;
  * truncation and malformed messages, not a flipped bit inside a well-formed value.
  */
 public final class SnapshotCodec {
-    /** The version of the snapshot format this build writes, and the only one it reads. */
-    public static final int FORMAT_VERSION = 1;
+    /**
+     * The version of the snapshot format this build writes. Version 2 added ACL records
+     * ({@code SnapshotRecord.acl}); version 1 files (groups and offsets only) are still read, since
+     * they are a subset. A build that knows only version 1 refuses a version 2 file by its header,
+     * instead of failing on its first ACL record.
+     */
+    public static final int FORMAT_VERSION = 2;
+    /** The oldest version this build reads. */
+    public static final int OLDEST_READABLE_VERSION = 1;
 
     private SnapshotCodec() {
     }
@@ -105,9 +113,9 @@ public final class SnapshotCodec {
             throw new IOException("Snapshot is empty: no header");
         }
         SnapshotHeader header = parseHeader(frames.next("header"));
-        if (header.getFormatVersion() != FORMAT_VERSION) {
+        if (header.getFormatVersion() < OLDEST_READABLE_VERSION || header.getFormatVersion() > FORMAT_VERSION) {
             throw new IOException("Unknown snapshot format_version " + Integer.toUnsignedString(header.getFormatVersion())
-                    + " (this build reads version " + FORMAT_VERSION + " only)");
+                    + " (this build reads versions " + OLDEST_READABLE_VERSION + " to " + FORMAT_VERSION + ")");
         }
         List<CoordinatorRecord> records = new ArrayList<>();
         while (true) {
@@ -226,6 +234,9 @@ public final class SnapshotCodec {
         if (record instanceof CoordinatorRecord.GroupValue value) {
             return SnapshotRecord.newBuilder().setGroup(toProto(value.group())).build();
         }
+        if (record instanceof CoordinatorRecord.AclValue acl) {
+            return SnapshotRecord.newBuilder().setAcl(AclCodec.toProto(acl.binding())).build();
+        }
         CoordinatorRecord.OffsetValue offset = (CoordinatorRecord.OffsetValue) record;
         OffsetAndMetadata value = offset.value();
         return SnapshotRecord.newBuilder().setOffset(OffsetValueProto.newBuilder()
@@ -251,14 +262,16 @@ public final class SnapshotCodec {
                         new OffsetAndMetadata(p.getOffset(), p.getLeaderEpoch(), p.getMetadata(),
                                 p.getCommitTimestampMs(), p.getExpireTimestampMs()));
             }
+            case ACL -> new CoordinatorRecord.AclValue(AclCodec.fromProto(proto.getAcl()));
             case RECORD_NOT_SET -> throw new LogFormatException("Snapshot record of an unknown or empty type");
         };
     }
 
     private static void throwIfNotSnapshotRecord(CoordinatorRecord record) {
         Objects.requireNonNull(record, "record");
-        if (!(record instanceof CoordinatorRecord.GroupValue) && !(record instanceof CoordinatorRecord.OffsetValue)) {
-            throw new IllegalArgumentException("Only group and offset values are snapshot records, not " + record);
+        if (!(record instanceof CoordinatorRecord.GroupValue) && !(record instanceof CoordinatorRecord.OffsetValue)
+                && !(record instanceof CoordinatorRecord.AclValue)) {
+            throw new IllegalArgumentException("Only group, offset and ACL values are snapshot records, not " + record);
         }
     }
 

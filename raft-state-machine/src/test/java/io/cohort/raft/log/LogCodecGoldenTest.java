@@ -5,6 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.UnknownFieldSet;
 import io.cohort.core.Bytes;
+import io.cohort.core.acl.AclBinding;
+import io.cohort.core.acl.AclBindingFilter;
+import io.cohort.core.acl.AclOperation;
+import io.cohort.core.acl.AclPatternType;
+import io.cohort.core.acl.AclPermission;
+import io.cohort.core.acl.AclResourceType;
 import io.cohort.core.command.Command;
 import io.cohort.core.group.Protocol;
 import io.cohort.raft.log.proto.CommandProto;
@@ -51,6 +57,14 @@ class LogCodecGoldenTest {
     static final Command.FireJoinTimer FIRE_JOIN_TIMER = new Command.FireJoinTimer("group-a", 1_700_000_003_000L);
     static final Command.FireSyncTimer FIRE_SYNC_TIMER = new Command.FireSyncTimer("group-a", 3, 1_700_000_010_000L);
     static final Command.ExpireOffsets EXPIRE_OFFSETS = new Command.ExpireOffsets();
+    static final AclBinding ACL_READ_PREFIX = new AclBinding("User:alice", "10.0.0.1", AclResourceType.GROUP, "app-",
+            AclPatternType.PREFIXED, AclOperation.READ, AclPermission.ALLOW);
+    static final AclBinding ACL_DENY_CLUSTER = new AclBinding("User:*", "*", AclResourceType.CLUSTER,
+            AclBinding.CLUSTER_NAME, AclPatternType.LITERAL, AclOperation.ALTER, AclPermission.DENY);
+    static final Command.CreateAcls CREATE_ACLS = new Command.CreateAcls(List.of(ACL_READ_PREFIX, ACL_DENY_CLUSTER));
+    static final Command.DeleteAcls DELETE_ACLS = new Command.DeleteAcls(List.of(AclBindingFilter.exactly(ACL_READ_PREFIX),
+            new AclBindingFilter(null, null, AclResourceType.GROUP, "orders", null, true, null, null),
+            AclBindingFilter.ANY));
 
     // Golden bytes: LogCodec.encodeEntry(LEADER_TIME_MS, List.of(example)) of format version 1, generated
     // once and frozen. Version 2 (state limits apply) has the same fields: its bytes differ only in the
@@ -73,6 +87,12 @@ class LogCodecGoldenTest {
     static final String FIRE_JOIN_TIMER_HEX = "08011080d095ffbc311a1242100a0767726f75702d6110b8e795ffbc31";
     static final String FIRE_SYNC_TIMER_HEX = "08011080d095ffbc311a144a120a0767726f75702d61100318909e96ffbc31";
     static final String EXPIRE_OFFSETS_HEX = "08011080d095ffbc311a025200";
+    // Commands new in format version 2 (ACLs): their golden bytes are of version 2 only.
+    static final String CREATE_ACLS_V2_HEX = "08021080d095ffbc311a4d5a4b0a240a0a557365723a616c696365120831302e302e302e31180322"
+            + "046170702d2804300338030a230a06557365723a2a12012a1804220e636f686f72742d636c757374"
+            + "6572280330073802";
+    static final String DELETE_ACLS_V2_HEX = "08021080d095ffbc311a3862360a240a0a557365723a616c696365120831302e302e302e31180322"
+            + "046170702d2804380340030a0c180322066f726465727330010a00";
 
     static Stream<Arguments> goldenEntries() {
         return Stream.of(
@@ -86,6 +106,13 @@ class LogCodecGoldenTest {
                 Arguments.of(FIRE_JOIN_TIMER, FIRE_JOIN_TIMER_HEX),
                 Arguments.of(FIRE_SYNC_TIMER, FIRE_SYNC_TIMER_HEX),
                 Arguments.of(EXPIRE_OFFSETS, EXPIRE_OFFSETS_HEX));
+    }
+
+    /** Command types that exist since format version 2, with their version-2 golden bytes. */
+    static Stream<Arguments> goldenEntriesSinceVersion2() {
+        return Stream.of(
+                Arguments.of(CREATE_ACLS, CREATE_ACLS_V2_HEX),
+                Arguments.of(DELETE_ACLS, DELETE_ACLS_V2_HEX));
     }
 
     /** The version-2 bytes of a version-1 golden entry: field 1 (tag 0x08) is its first, one-byte varint. */
@@ -116,9 +143,28 @@ class LogCodecGoldenTest {
         assertThat(decoded).isEqualTo(new LogCodec.DecodedEntry(LEADER_TIME_MS, List.of(command), false));
     }
 
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("goldenEntriesSinceVersion2")
+    void testVersion2CommandsEncodeAndDecodeAsTheirGoldenBytes(Command command, String goldenV2Hex) {
+        assertThat(hex(LogCodec.encodeEntry(LEADER_TIME_MS, List.of(command)))).isEqualTo(goldenV2Hex);
+        assertThat(LogCodec.decodeEntry(HexFormat.of().parseHex(goldenV2Hex)))
+                .isEqualTo(new LogCodec.DecodedEntry(LEADER_TIME_MS, List.of(command), true));
+    }
+
+    /** No build wrote an ACL command into a version-1 entry: such an entry is malformed, not replayed. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("goldenEntriesSinceVersion2")
+    void testVersion2CommandsInAVersion1EntryAreRefused(Command command, String goldenV2Hex) {
+        String asVersion1 = "0801" + goldenV2Hex.substring(4);
+
+        assertThatThrownBy(() -> LogCodec.decodeEntry(HexFormat.of().parseHex(asVersion1)))
+                .isInstanceOf(LogFormatException.class).hasMessageContaining("ACL command");
+    }
+
     @Test
     void testGoldenExamplesCoverEveryCommandType() {
-        Set<Class<?>> covered = goldenEntries().map(a -> a.get()[0].getClass()).collect(Collectors.toSet());
+        Set<Class<?>> covered = Stream.concat(goldenEntries(), goldenEntriesSinceVersion2())
+                .map(a -> a.get()[0].getClass()).collect(Collectors.toSet());
 
         assertThat(covered).containsExactlyInAnyOrder(Command.class.getPermittedSubclasses());
     }

@@ -8,6 +8,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.MessageLite;
 import io.cohort.core.Bytes;
+import io.cohort.core.acl.AclBinding;
+import io.cohort.core.acl.AclOperation;
+import io.cohort.core.acl.AclPatternType;
+import io.cohort.core.acl.AclPermission;
+import io.cohort.core.acl.AclResourceType;
 import io.cohort.core.GroupConfig;
 import io.cohort.core.command.Command;
 import io.cohort.core.group.ClassicGroup;
@@ -75,7 +80,16 @@ class SnapshotCodecTest {
             + "61796d656e7473721008d88696ffbc31100118b81720a8bd0378018201090880c499ffbc311003";
     static final String OFFSET_VALUE_HEX = "12370a0767726f75702d6112066f726465727318032087ad4b2805320a636865636b706f696e7438"
             + "88f795ffbc3140ffffffffffffffffff01";
-    // ... and a whole file: write(out, 7, 2, 1234, [GOLDEN_GROUP_VALUE, GOLDEN_OFFSET_VALUE]).
+    static final CoordinatorRecord.AclValue GOLDEN_ACL_VALUE = new CoordinatorRecord.AclValue(new AclBinding(
+            "User:alice", "*", AclResourceType.GROUP, "app-", AclPatternType.PREFIXED, AclOperation.READ,
+            AclPermission.ALLOW));
+    static final String ACL_VALUE_HEX = "1a1d0a0a557365723a616c69636512012a180322046170702d280430033803";
+    // A whole file of format version 2: write(out, 0, 2, 1234, [GOLDEN_ACL_VALUE, GOLDEN_OFFSET_VALUE]).
+    static final String SNAPSHOT_FILE_V2_HEX = "070802180220d2091f1a1d0a0a557365723a616c69636512012a180322046170702d28043003"
+            + "38033912370a0767726f75702d6112066f726465727318032087ad4b2805320a636865636b706f69"
+            + "6e743888f795ffbc3140ffffffffffffffffff01020802";
+    // ... and a whole file of format version 1 (before ACLs), written by the build before version 2:
+    // write(out, 7, 2, 1234, [GOLDEN_GROUP_VALUE, GOLDEN_OFFSET_VALUE]). Version 2 builds must still read it.
     static final String SNAPSHOT_FILE_HEX = "0908011007180220d209bf020abc020a0767726f75702d611003180220a0ef95ffbc312803320863"
             + "6f6e73756d65723a0572616e6765420c696e7374616e63652d322d624a5d0a0c696e7374616e6365"
             + "2d322d62120a696e7374616e63652d321a08636c69656e742d3222092f31302e302e302e3228e0d4"
@@ -107,10 +121,25 @@ class SnapshotCodecTest {
     }
 
     @Test
+    void testAclValueMatchesGoldenBytes() throws Exception {
+        assertThat(hex(SnapshotCodec.toProto(GOLDEN_ACL_VALUE).toByteArray())).isEqualTo(ACL_VALUE_HEX);
+        assertThat(SnapshotCodec.fromProto(SnapshotRecord.parseFrom(unhex(ACL_VALUE_HEX)))).isEqualTo(GOLDEN_ACL_VALUE);
+    }
+
+    @Test
     void testSnapshotFileMatchesGoldenBytes() throws IOException {
+        List<CoordinatorRecord> records = List.of(GOLDEN_ACL_VALUE, GOLDEN_OFFSET_VALUE);
+
+        assertThat(hex(write(0, 2L, 1234L, records))).isEqualTo(SNAPSHOT_FILE_V2_HEX);
+        assertThat(read(unhex(SNAPSHOT_FILE_V2_HEX))).isEqualTo(new SnapshotCodec.Snapshot(0, 2L, 1234L, records));
+    }
+
+    @Test
+    void testVersion1SnapshotFileStillReads() throws IOException {
         List<CoordinatorRecord> records = List.of(GOLDEN_GROUP_VALUE, GOLDEN_OFFSET_VALUE);
 
-        assertThat(hex(write(7, 2L, 1234L, records))).isEqualTo(SNAPSHOT_FILE_HEX);
+        // The header's format_version is 1 (bytes 0908 01...): the file predates ACL records.
+        assertThat(SNAPSHOT_FILE_HEX).startsWith("09080110");
         assertThat(read(unhex(SNAPSHOT_FILE_HEX))).isEqualTo(new SnapshotCodec.Snapshot(7, 2L, 1234L, records));
     }
 
@@ -320,11 +349,11 @@ class SnapshotCodecTest {
 
     @Test
     void testUnknownFormatVersionIsRejected() throws IOException {
-        byte[] version2 = frames(header(2), SnapshotTrailer.getDefaultInstance());
+        byte[] version3 = frames(header(3), SnapshotTrailer.getDefaultInstance());
         byte[] version0 = frames(header(0), SnapshotTrailer.getDefaultInstance());
 
-        assertThatThrownBy(() -> read(version2)).isInstanceOf(IOException.class)
-                .hasMessageContaining("Unknown snapshot format_version 2");
+        assertThatThrownBy(() -> read(version3)).isInstanceOf(IOException.class)
+                .hasMessageContaining("Unknown snapshot format_version 3");
         assertThatThrownBy(() -> read(version0)).isInstanceOf(IOException.class)
                 .hasMessageContaining("Unknown snapshot format_version 0");
     }

@@ -1,0 +1,54 @@
+package io.cohort.bench;
+
+import io.cohort.raft.tls.CertificateAuthority;
+import io.grpc.ChannelCredentials;
+import io.grpc.TlsChannelCredentials;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The certificates of a {@code --tls} run: a throwaway CA, one node certificate for 127.0.0.1 that
+ * every node serves (they share the host), and a client certificate for the driver's clients.
+ */
+record BenchTls(Path ca, Path nodeCert, Path nodeKey, Path clientCert, Path clientKey) {
+    static BenchTls generate(Path dir) {
+        Duration validity = Duration.ofDays(2);
+        CertificateAuthority authority = CertificateAuthority.create("Cohort bench CA", validity);
+        BenchTls tls = new BenchTls(dir.resolve("ca.pem"), dir.resolve("node.pem"), dir.resolve("node-key.pem"),
+                dir.resolve("client.pem"), dir.resolve("client-key.pem"));
+        try {
+            authority.root().write(tls.ca, dir.resolve("ca-key.pem"));
+            authority.issue("CN=bench-node,O=Cohort", List.of("127.0.0.1", "localhost"), validity)
+                    .write(tls.nodeCert, tls.nodeKey);
+            authority.issue("CN=bench-client,O=Cohort", List.of(), validity).write(tls.clientCert, tls.clientKey);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the bench certificates to " + dir, e);
+        }
+        return tls;
+    }
+
+    /** The node settings: TLS on the client port, client certificates required. */
+    Map<String, String> nodeSettings() {
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("tls.enabled", "true");
+        settings.put("tls.cert", nodeCert.toString());
+        settings.put("tls.key", nodeKey.toString());
+        settings.put("tls.ca", ca.toString());
+        settings.put("tls.client.auth", "required");
+        return settings;
+    }
+
+    ChannelCredentials channelCredentials() {
+        try {
+            return TlsChannelCredentials.newBuilder().trustManager(ca.toFile())
+                    .keyManager(clientCert.toFile(), clientKey.toFile()).build();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
