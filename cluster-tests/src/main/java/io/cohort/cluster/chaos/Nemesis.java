@@ -246,10 +246,14 @@ public final class Nemesis {
         history.event("nemesis", "restart", "node " + node + " serving again");
     }
 
-    /** The start failure of Ratis's known flaw: a replica's raft-meta left empty ("'term' not found"). */
+    /**
+     * The start failure of Ratis's known flaw: a replica's raft-meta left empty (RaftMetaCheck's
+     * "holds no term"; Ratis's own "'term' not found").
+     */
     private static boolean emptiedRaftMeta(IllegalStateException e) {
         String message = String.valueOf(e.getMessage());
-        return message.contains("raft-meta") && message.contains("'term' not found");
+        return message.contains("raft-meta")
+                && (message.contains("'term' not found") || message.contains("holds no term"));
     }
 
     /** Deletes everything under {@code dir} (a tmpfs mount point: the directory itself stays). */
