@@ -556,7 +556,7 @@ public final class ProcessCluster implements AutoCloseable {
             ClusterStatusResponse after = status(nodeId);
             return leaderCommits.size() == partitions && leaderCommits.entrySet().stream()
                     .allMatch(e -> partitionStatus(after, e.getKey()).getAppliedIndex() >= e.getValue());
-        } catch (StatusRuntimeException e) {
+        } catch (StatusRuntimeException | IllegalStateException e) {
             return false;
         }
     }
@@ -571,7 +571,9 @@ public final class ProcessCluster implements AutoCloseable {
                 return null;
             }
         }
-        if (statuses.isEmpty()) {
+        // A node that lists fewer partitions does not know them yet, or (authorizer on) has not yet
+        // applied the ACL that lets this caller describe the cluster: not settled, ask again.
+        if (statuses.isEmpty() || statuses.values().stream().anyMatch(s -> s.getPartitionsCount() < partitions)) {
             return null;
         }
         Map<Integer, Integer> leaders = new TreeMap<>();
