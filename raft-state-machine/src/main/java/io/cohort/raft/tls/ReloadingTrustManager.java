@@ -121,59 +121,49 @@ public final class ReloadingTrustManager extends X509ExtendedTrustManager {
     @Override
     public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket)
             throws CertificateException {
-        try {
-            current().checkClientTrusted(chain, authType, socket);
-        } catch (CertificateException e) {
-            throw refusedBecause("client", chain, e);
-        }
+        check("client", chain, () -> current().checkClientTrusted(chain, authType, socket));
     }
 
     @Override
     public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
             throws CertificateException {
-        try {
-            current().checkClientTrusted(chain, authType, engine);
-        } catch (CertificateException e) {
-            throw refusedBecause("client", chain, e);
-        }
+        check("client", chain, () -> current().checkClientTrusted(chain, authType, engine));
     }
 
     @Override
     public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
-        try {
-            current().checkClientTrusted(chain, authType);
-        } catch (CertificateException e) {
-            throw refusedBecause("client", chain, e);
-        }
+        check("client", chain, () -> current().checkClientTrusted(chain, authType));
     }
 
     @Override
     public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
             throws CertificateException {
-        try {
-            current().checkServerTrusted(chain, authType, socket);
-        } catch (CertificateException e) {
-            throw refusedBecause("server", chain, e);
-        }
+        check("server", chain, () -> current().checkServerTrusted(chain, authType, socket));
     }
 
     @Override
     public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
             throws CertificateException {
-        try {
-            current().checkServerTrusted(chain, authType, engine);
-        } catch (CertificateException e) {
-            throw refusedBecause("server", chain, e);
-        }
+        check("server", chain, () -> current().checkServerTrusted(chain, authType, engine));
     }
 
     @Override
     public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+        check("server", chain, () -> current().checkServerTrusted(chain, authType));
+    }
+
+    /** One trust check of the current managers; a refusal is counted and logged as {@link #refusedBecause}. */
+    private void check(String side, X509Certificate[] chain, TrustCheck check) throws CertificateException {
         try {
-            current().checkServerTrusted(chain, authType);
+            check.run();
         } catch (CertificateException e) {
-            throw refusedBecause("server", chain, e);
+            throw refusedBecause(side, chain, e);
         }
+    }
+
+    @FunctionalInterface
+    private interface TrustCheck {
+        void run() throws CertificateException;
     }
 
     @Override
