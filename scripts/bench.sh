@@ -27,6 +27,9 @@
 #   --tls             Cohort with TLS on the client ports, client certificates required (a throwaway
 #                     CA per run; the settings land in each result's "settings"); Raft-port TLS too
 #                     with --set raft.tls.* (docs/SECURITY.md)
+#   --vs-secure       also run each Cohort workload (but scale) on a secured cluster in the same run: mutual
+#                     TLS on the client and Raft ports, the authorizer on, the workload's principal allowed
+#                     by a prefixed ACL; prints the secured/plaintext table (security's cost)
 #   --keep            keep every cluster's data and logs (benchmarks/target/bench-runs/)
 #   --help            this text; `scripts/bench.sh all --help` lists every option of the driver
 #

@@ -112,6 +112,11 @@ public final class BenchMain implements Callable<Integer> {
             + "(a throwaway CA made for the run; Raft-port TLS too if given with --set raft.tls.*).")
     boolean tls;
 
+    @Option(names = "--vs-secure", description = "Also run each Cohort workload (but scale) against a secured cluster: "
+            + "mutual TLS on the client and Raft ports, the authorizer on, the workload's principal allowed by an ACL; "
+            + "prints the secured/plaintext table (docs/SECURITY.md's cost).")
+    boolean vsSecure;
+
     @Option(names = "--cohort-jvm-opt", description = "An extra JVM option for every Cohort node (repeatable).")
     List<String> cohortJvmOpts = new ArrayList<>();
 
@@ -165,7 +170,7 @@ public final class BenchMain implements Callable<Integer> {
                 Machine.intList(cs), Machine.intList(ns != null ? ns : quick ? "10,100" : "10,100,500"),
                 rebalanceSettleMs, rebalanceTimeoutS, memberPollMs,
                 pick(kills, 5, 1), pick(kafkaKills, 3, 1), failoverCommitters, preKillS, observeS, pick(killSettleS, 10, 2), catchUpTimeoutS,
-                pick(groups, 100_000, 10_000), offsetsPerGroup, scaleThreads, scaleClients, scaleVerify, scaleHeap, tls);
+                pick(groups, 100_000, 10_000), offsetsPerGroup, scaleThreads, scaleClients, scaleVerify, scaleHeap, tls, vsSecure);
     }
 
     private int pick(Integer given, int full, int quickDefault) {
@@ -197,18 +202,29 @@ public final class BenchMain implements Callable<Integer> {
             if (o.runCohort()) {
                 runOne("cohort", w, o, results);
             }
+            if (o.runCohort() && o.vsSecure() && !w.equals(ScaleWorkload.NAME)) {
+                runOne(CohortTarget.SECURED, w, o, results);
+            }
             if (o.runKafka() && !w.equals(ScaleWorkload.NAME)) {
                 runOne("kafka", w, o, results);
             }
         }
 
-        String table = Ratios.table(results.lines());
+        String quickNote = o.quick() ? " (QUICK smoke run: not a measurement)" : "";
+        StringBuilder tables = new StringBuilder();
+        String table = Ratios.table(results.lines(), "cohort", "kafka");
         if (!table.isEmpty()) {
-            String title = "Cohort/Kafka, run " + RUN_ID + (o.quick() ? " (QUICK smoke run: not a measurement)" : "");
+            tables.append("Cohort/Kafka, run ").append(RUN_ID).append(quickNote).append('\n').append(table);
+        }
+        String security = Ratios.table(results.lines(), CohortTarget.SECURED, "cohort");
+        if (!security.isEmpty()) {
+            tables.append(tables.isEmpty() ? "" : "\n").append("Secured (mTLS + authorizer)/plaintext Cohort, run ")
+                    .append(RUN_ID).append(quickNote).append('\n').append(security);
+        }
+        if (!tables.isEmpty()) {
             System.out.println();
-            System.out.println(title);
-            System.out.print(table);
-            Files.writeString(o.outDir().resolve("bench-ratios-" + RUN_ID + ".txt"), title + "\n" + table);
+            System.out.print(tables);
+            Files.writeString(o.outDir().resolve("bench-ratios-" + RUN_ID + ".txt"), tables.toString());
         }
         for (Path chart : Charts.write(results.lines(), o.outDir(), RUN_ID, o.quick())) {
             Machine.log("chart: " + chart);
@@ -229,15 +245,16 @@ public final class BenchMain implements Callable<Integer> {
         Machine.log("=== " + workload + " on " + system + " ===");
         try {
             boolean scale = workload.equals(ScaleWorkload.NAME);
-            target = system.equals("cohort")
-                    ? CohortTarget.start(o, "bench-" + workload, scale ? o.scaleHeap() : "-Xmx512m", Map.of())
-                    : KafkaTarget.start(o, "kafka-" + workload);
+            boolean secured = system.equals(CohortTarget.SECURED);
+            target = system.equals("kafka") ? KafkaTarget.start(o, "kafka-" + workload)
+                    : CohortTarget.start(o, (secured ? "bench-secure-" : "bench-") + workload,
+                            scale ? o.scaleHeap() : "-Xmx512m", Map.of(), secured);
             int failuresBefore = results.failures().size();
             switch (workload) {
                 case CommitWorkload.NAME -> CommitWorkload.run(target, o, results);
                 case RebalanceWorkload.NAME -> RebalanceWorkload.run(target, o, results);
                 case FailoverWorkload.NAME -> FailoverWorkload.run(target, o, results,
-                        system.equals("cohort") ? o.kills() : o.kafkaKills());
+                        system.equals("kafka") ? o.kafkaKills() : o.kills());
                 case ScaleWorkload.NAME -> ScaleWorkload.run((CohortTarget) target, o, results);
                 default -> throw new IllegalArgumentException(workload);
             }

@@ -40,7 +40,8 @@ record BenchOptions(
         int scaleClients,
         int scaleVerify,
         String scaleHeap,
-        boolean tls) {
+        boolean tls,
+        boolean vsSecure) {
 
     boolean runCohort() {
         return !kafkaOnly;

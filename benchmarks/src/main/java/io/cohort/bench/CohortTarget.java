@@ -1,5 +1,12 @@
 package io.cohort.bench;
 
+import io.cohort.api.v1.AclBinding;
+import io.cohort.api.v1.AclBindingFilter;
+import io.cohort.api.v1.AclOperation;
+import io.cohort.api.v1.AclPatternType;
+import io.cohort.api.v1.AclPermission;
+import io.cohort.api.v1.AclResourceType;
+import io.cohort.api.v1.DescribeAclsRequest;
 import io.cohort.client.CohortClient;
 import io.cohort.client.GroupMember;
 import io.cohort.client.OffsetAndMetadata;
@@ -18,7 +25,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
-/** A fresh 3-node Cohort cluster of real node JVMs (ProcessCluster) driven through the Java client. */
+/**
+ * A fresh 3-node Cohort cluster of real node JVMs (ProcessCluster) driven through the Java client;
+ * plaintext, with {@code --tls} TLS on the client ports, or secured ({@code --vs-secure}'s second
+ * system): mutual TLS on the client and Raft ports, the authorizer on, the workload's principal
+ * allowed by an ACL.
+ */
 final class CohortTarget implements Target {
     private static final TopicPartition TP = new TopicPartition(COMMIT_TOPIC, 0);
 
@@ -30,19 +42,28 @@ final class CohortTarget implements Target {
     private final BenchOptions options;
     private volatile boolean keepFiles;
 
-    /** The run's certificates with {@code --tls}, else null. */
+    /** The system name of a secured cluster's results. */
+    static final String SECURED = "cohort-secure";
+    /** The workloads' groups all start with this: the secured cluster's ACL allows READ on the prefix. */
+    private static final String GROUP_PREFIX = "bench-";
+
+    /** The run's certificates with {@code --tls} or secured, else null. */
     private final BenchTls tls;
+    private final boolean secured;
 
     private CohortTarget(ProcessCluster cluster, List<String> jvmArgs, Map<String, String> settings,
-            BenchOptions options, BenchTls tls) {
+            BenchOptions options, BenchTls tls, boolean secured) {
         this.tls = tls;
+        this.secured = secured;
         this.cluster = cluster;
         this.jvmArgs = jvmArgs;
         this.settings = settings;
         this.options = options;
         this.bootstrap = cluster.nodeIds().stream().map(i -> "127.0.0.1:" + cluster.clientPort(i))
                 .collect(Collectors.joining(","));
-        this.admin = clientBuilder().clientId("bench-admin").build();
+        this.admin = (tls == null ? CohortClient.builder().bootstrap(bootstrap)
+                : CohortClient.builder().bootstrap(bootstrap).tls(tls.ca(), tls.adminCert(), tls.adminKey()))
+                .clientId("bench-admin").build();
     }
 
     /**
@@ -50,11 +71,17 @@ final class CohortTarget implements Target {
      * every partition is led by its preferred node (leaders spread as in production).
      */
     static CohortTarget start(BenchOptions options, String name, String heap, Map<String, String> extraSettings) {
+        return start(options, name, heap, extraSettings, false);
+    }
+
+    /** As {@link #start(BenchOptions, String, String, Map)}; {@code secured}: see the class comment. */
+    static CohortTarget start(BenchOptions options, String name, String heap, Map<String, String> extraSettings,
+            boolean secured) {
         Map<String, String> settings = new LinkedHashMap<>(options.cohortSettings());
         settings.putAll(extraSettings);
-        BenchTls tls = options.tls() ? BenchTls.generate(options.workDir().resolve(name + "-certs")) : null;
+        BenchTls tls = options.tls() || secured ? BenchTls.generate(options.workDir().resolve(name + "-certs")) : null;
         if (tls != null) {
-            settings.putAll(tls.nodeSettings());
+            settings.putAll(secured ? tls.securedNodeSettings() : tls.nodeSettings());
         }
         // ProcessCluster's defaults (C1 only, serial GC) suit tests, not measurements: restore the JVM's
         // own defaults (C2, G1 on this machine), then the heap and any options given on the command line.
@@ -66,7 +93,10 @@ final class CohortTarget implements Target {
                 .jvmArgs(jvmArgs.toArray(String[]::new));
         settings.forEach(builder::set);
         if (tls != null) {
-            builder.clientCredentials(tls.channelCredentials());
+            builder.clientCredentials(tls.adminCredentials());
+        }
+        if (secured) {
+            builder.raftTls();
         }
         Machine.log("cohort: starting 3 nodes (" + String.join(" ", jvmArgs) + ", partitions " + options.partitions()
                 + (settings.isEmpty() ? "" : ", " + settings) + ")");
@@ -78,7 +108,41 @@ final class CohortTarget implements Target {
             throw new IllegalStateException("cohort cluster did not settle its leaders: " + e.getMessage(), e);
         }
         Machine.log("cohort: serving at " + cluster.runDir());
-        return new CohortTarget(cluster, jvmArgs, settings, options, tls);
+        CohortTarget target = new CohortTarget(cluster, jvmArgs, settings, options, tls, secured);
+        if (secured) {
+            try {
+                target.allowWorkloadGroups();
+            } catch (RuntimeException | AssertionError e) {
+                target.close();
+                throw e;
+            }
+        }
+        return target;
+    }
+
+    /**
+     * As the super user, ALLOW the workload principal READ (which implies DESCRIBE) on every group
+     * named {@value #GROUP_PREFIX}*, then waits until every node has applied it (ACLs replicate
+     * through partition 0's log): a measured commit is then checked against a real ACL, not refused.
+     */
+    private void allowWorkloadGroups() {
+        AclBinding allow = AclBinding.newBuilder().setPrincipal(BenchTls.CLIENT_PRINCIPAL).setHost("*")
+                .setResourceType(AclResourceType.ACL_RESOURCE_TYPE_GROUP).setResourceName(GROUP_PREFIX)
+                .setPatternType(AclPatternType.ACL_PATTERN_TYPE_PREFIXED).setOperation(AclOperation.ACL_OPERATION_READ)
+                .setPermission(AclPermission.ACL_PERMISSION_ALLOW).build();
+        admin.createAcls(List.of(allow));
+        DescribeAclsRequest everything = DescribeAclsRequest.newBuilder().setFilter(AclBindingFilter.newBuilder()
+                .setResourceType(AclResourceType.ACL_RESOURCE_TYPE_ANY).setPatternType(AclPatternType.ACL_PATTERN_TYPE_ANY)
+                .setOperation(AclOperation.ACL_OPERATION_ANY).setPermission(AclPermission.ACL_PERMISSION_ANY)).build();
+        cluster.awaitCondition(Duration.ofSeconds(60), "every node applied the workload's ACL",
+                () -> cluster.nodeIds().stream().allMatch(id -> {
+                    try {
+                        return cluster.admin(id).describeAcls(everything).getAclsList().contains(allow);
+                    } catch (RuntimeException e) {
+                        return false;
+                    }
+                }), cluster::describeStatuses);
+        Machine.log("cohort: secured; " + BenchTls.CLIENT_PRINCIPAL + " may READ groups " + GROUP_PREFIX + "*");
     }
 
     ProcessCluster cluster() {
@@ -95,7 +159,7 @@ final class CohortTarget implements Target {
 
     @Override
     public String system() {
-        return "cohort";
+        return secured ? SECURED : "cohort";
     }
 
     @Override
@@ -242,6 +306,11 @@ final class CohortTarget implements Target {
         d.put("node_jvm_args", String.join(" ", jvmArgs));
         if (!settings.isEmpty()) {
             d.put("settings", new LinkedHashMap<>(settings));
+        }
+        if (secured) {
+            // raft.tls.* are the harness's own per-node files, not in settings.
+            d.put("raft_tls", "mutual, peer CA");
+            d.put("acls", "ALLOW " + BenchTls.CLIENT_PRINCIPAL + " READ GROUP PREFIXED " + GROUP_PREFIX);
         }
         return d;
     }

@@ -6,7 +6,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
-/** The Cohort/Kafka table: per workload and parameter, each figure of both systems from this run and their ratio. */
+/**
+ * A side-by-side table of two systems of one run (Cohort/Kafka, or secured/plaintext Cohort): per
+ * workload and parameter, each figure of both and their ratio.
+ */
 final class Ratios {
     private Ratios() {
     }
@@ -28,13 +31,13 @@ final class Ratios {
     }
 
     /** The table as text; also the rows as maps (for a file). Empty when no figure has both systems. */
-    static String table(List<Map<String, Object>> lines) {
+    static String table(List<Map<String, Object>> lines, String system, String baseline) {
         List<String[]> rows = new ArrayList<>();
         for (Map.Entry<String, List<Figure>> workload : FIGURES.entrySet()) {
-            List<Map<String, Object>> cohort = select(lines, "cohort", workload.getKey());
-            List<Map<String, Object>> kafka = select(lines, "kafka", workload.getKey());
-            for (Map<String, Object> c : cohort) {
-                Map<String, Object> k = kafka.stream().filter(x -> Objects.equals(param(x), param(c))).findFirst()
+            List<Map<String, Object>> ours = select(lines, system, workload.getKey());
+            List<Map<String, Object>> theirs = select(lines, baseline, workload.getKey());
+            for (Map<String, Object> c : ours) {
+                Map<String, Object> k = theirs.stream().filter(x -> Objects.equals(param(x), param(c))).findFirst()
                         .orElse(null);
                 if (k == null) {
                     continue;
@@ -52,10 +55,10 @@ final class Ratios {
                     if (a == b) {
                         verdict = "same";
                     } else if ((a > b) == f.higherIsBetter()) {
-                        verdict = "cohort better" + (a != 0 && b != 0 ? String.format(" (%.2fx)",
+                        verdict = system + " better" + (a != 0 && b != 0 ? String.format(" (%.2fx)",
                                 f.higherIsBetter() ? a / b : b / a) : "");
                     } else {
-                        verdict = "kafka better" + (a != 0 && b != 0 ? String.format(" (%.2fx)",
+                        verdict = baseline + " better" + (a != 0 && b != 0 ? String.format(" (%.2fx)",
                                 f.higherIsBetter() ? b / a : a / b) : "");
                     }
                     rows.add(new String[] {workload.getKey(), param(c), f.key(), fmt(a), fmt(b), ratio, verdict});
@@ -65,7 +68,7 @@ final class Ratios {
         if (rows.isEmpty()) {
             return "";
         }
-        String[] header = {"workload", "param", "figure", "cohort", "kafka", "cohort/kafka", ""};
+        String[] header = {"workload", "param", "figure", system, baseline, system + "/" + baseline, ""};
         int[] width = new int[header.length];
         for (int i = 0; i < header.length; i++) {
             width[i] = header[i].length();
