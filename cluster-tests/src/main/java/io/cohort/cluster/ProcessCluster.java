@@ -516,18 +516,44 @@ public final class ProcessCluster implements AutoCloseable {
     }
 
     /**
-     * Waits until every partition is led by its preferred node ({@code p mod N}-th node in id order),
-     * which is where Cohort moves leadership once all nodes are up and caught up.
+     * Waits until every partition is led by its preferred node (the first of its replicas as
+     * ClusterStatus lists them; the {@code p mod N}-th node in id order when every node holds every
+     * partition), which is where Cohort moves leadership once all nodes are up and caught up.
      */
     public Map<Integer, Integer> awaitPreferredLeaders(Duration timeout) {
         AtomicReference<Map<Integer, Integer>> leaders = new AtomicReference<>();
-        List<Integer> ids = List.copyOf(nodes.keySet());
-        awaitCondition(timeout, "every partition p led by its preferred node (p mod N)", () -> {
+        awaitCondition(timeout, "every partition led by its preferred node (its first replica)", () -> {
             leaders.set(agreedLeaders());
-            return leaders.get() != null && leaders.get().entrySet().stream()
-                    .allMatch(e -> e.getValue().equals(ids.get(e.getKey() % ids.size())));
+            if (leaders.get() == null) {
+                return false;
+            }
+            Map<Integer, Integer> preferred = preferredLeaders();
+            return preferred != null && leaders.get().equals(preferred);
         }, this::describeStatuses);
         return leaders.get();
+    }
+
+    /**
+     * The preferred leader of every partition (the first of its replicas, from a running node's
+     * ClusterStatus), or null if no running node answers.
+     */
+    public Map<Integer, Integer> preferredLeaders() {
+        List<Integer> ids = List.copyOf(nodes.keySet());
+        for (int id : runningNodeIds()) {
+            try {
+                Map<Integer, Integer> preferred = new TreeMap<>();
+                for (PartitionStatus p : status(id).getPartitionsList()) {
+                    preferred.put(p.getPartitionIndex(), p.getReplicaNodeIdsCount() > 0 ? p.getReplicaNodeIds(0)
+                            : ids.get(p.getPartitionIndex() % ids.size()));
+                }
+                if (preferred.size() == partitions) {
+                    return preferred;
+                }
+            } catch (StatusRuntimeException e) {
+                // ask the next node
+            }
+        }
+        return null;
     }
 
     /**
@@ -545,7 +571,12 @@ public final class ProcessCluster implements AutoCloseable {
         try {
             ClusterStatusResponse before = status(nodeId);
             Map<Integer, Long> leaderCommits = new TreeMap<>();
+            int hosted = 0;
             for (PartitionStatus p : before.getPartitionsList()) {
+                if (!p.getHosted()) {
+                    continue; // the node holds no replica of it (replication factor below N)
+                }
+                hosted++;
                 int leader = p.getLeaderNodeId();
                 if (leader < 0 || !isRunning(leader)) {
                     return false;
@@ -554,7 +585,8 @@ public final class ProcessCluster implements AutoCloseable {
                         partitionStatus(status(leader), p.getPartitionIndex()).getCommitIndex());
             }
             ClusterStatusResponse after = status(nodeId);
-            return leaderCommits.size() == partitions && leaderCommits.entrySet().stream()
+            return before.getPartitionsCount() == partitions && leaderCommits.size() == hosted
+                    && leaderCommits.entrySet().stream()
                     .allMatch(e -> partitionStatus(after, e.getKey()).getAppliedIndex() >= e.getValue());
         } catch (StatusRuntimeException | IllegalStateException e) {
             return false;
@@ -610,9 +642,9 @@ public final class ProcessCluster implements AutoCloseable {
             }
             try {
                 for (PartitionStatus p : status(id).getPartitionsList()) {
-                    text.append(String.format("%n  node %d p%d: leader=%d term=%d ready=%s commit=%d applied=%d",
+                    text.append(String.format("%n  node %d p%d: leader=%d term=%d ready=%s commit=%d applied=%d%s",
                             id, p.getPartitionIndex(), p.getLeaderNodeId(), p.getTerm(), p.getLeaderReady(),
-                            p.getCommitIndex(), p.getAppliedIndex()));
+                            p.getCommitIndex(), p.getAppliedIndex(), p.getHosted() ? "" : " (not hosted)"));
                 }
             } catch (StatusRuntimeException e) {
                 text.append("\n  node ").append(id).append(": ClusterStatus failed: ").append(e.getStatus());

@@ -146,7 +146,8 @@ final class Gather {
             long maxCommit = 0;
             for (Map.Entry<Integer, ClusterStatusResponse> answer : answers.entrySet()) {
                 PartitionStatus status = partition(answer.getValue(), p);
-                if (status == null) {
+                // A node that holds no replica of p (replication factor below N) has no index to show.
+                if (status == null || (!status.getHosted() && status.getReplicaNodeIdsCount() > 0)) {
                     continue;
                 }
                 int nodeId = answer.getKey();

@@ -287,7 +287,9 @@ final class Render {
                     p.leader() == null ? "-" : p.leader() + (p.leaderReady() ? "" : " (not ready)"),
                     p.term(), p.commitIndex()));
             for (NodeRow n : view.nodes()) {
-                row.add(p.applied().get(n.nodeId()));
+                // "-": the node holds no replica of the partition, or did not answer.
+                Long applied = p.applied().get(n.nodeId());
+                row.add(applied == null ? "-" : applied);
             }
             partitions.row(row);
         }

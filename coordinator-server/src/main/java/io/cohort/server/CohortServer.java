@@ -79,6 +79,8 @@ public final class CohortServer implements AutoCloseable {
     private final CountDownLatch terminated = new CountDownLatch(1);
     /** Completed with what failed once this node's storage failed (see {@link #onStorageFailed}). */
     private final CompletableFuture<String> storageFailed;
+    /** Learns the leaders of partitions this node holds no replica of; null if it holds them all. */
+    private volatile PartitionLeaderDirectory leaderDirectory;
 
     private CohortServer(ServerConfig config, NodeMetricsRegistry metrics, int metricsPort, CohortRaftNode node,
                          GroupCoordinatorService groupCoordinator, ClusterAdminService clusterAdmin,
@@ -119,7 +121,10 @@ public final class CohortServer implements AutoCloseable {
             warnIfMetricsExposed(config, metricsPort);
             parked = new ParkedCalls();
             CompletableFuture<String> storageFailed = new CompletableFuture<>();
-            node = CohortRaftNode.start(config.nodeId(), config.clusterSpec(), config.dataDir(), config.raftTuning(),
+            // The replication factor, when not configured, is the one this node's data dir was created with.
+            node = CohortRaftNode.start(config.nodeId(),
+                    config.clusterSpec(io.cohort.raft.ClusterMetadata.storedReplicationFactor(config.dataDir())),
+                    config.dataDir(), config.raftTuning(),
                     new RaftPortOptions(config.connectionLimits(), config.raftTls()),
                     new StorageFailureListener(metrics.instrument(parked), storageFailed));
             metrics.registerNode(node);
@@ -161,6 +166,7 @@ public final class CohortServer implements AutoCloseable {
             }
             CohortServer server = new CohortServer(config, metrics, metricsPort, node, groupCoordinator, clusterAdmin,
                     health, rpcExecutor, grpcServer, storageFailed, connections);
+            server.leaderDirectory = PartitionLeaderDirectory.startIfNeeded(node);
             // On its own thread: the failure is reported on a Ratis thread that the stop must not hold.
             storageFailed.thenAcceptAsync(server::onStorageFailed,
                     runnable -> new Thread(runnable, "cohort-storage-failure-stop").start());
@@ -280,6 +286,7 @@ public final class CohortServer implements AutoCloseable {
         long startNanos = System.nanoTime();
         try {
             health.enterTerminalState();
+            closeLeaderDirectory();
             closeQuietly(node);
             groupCoordinator.close();
             clusterAdmin.close();
@@ -331,6 +338,7 @@ public final class CohortServer implements AutoCloseable {
             clusterAdmin.close();
             stopGrpc();
             connections.close();
+            closeLeaderDirectory();
             closeQuietly(node);
             metrics.close();
             rpcExecutor.shutdownNow();
@@ -339,6 +347,13 @@ public final class CohortServer implements AutoCloseable {
                     handoffs.stream().filter(LeadershipHandoff.Outcome::handedOff).count(), handoffs.size());
         } finally {
             terminated.countDown();
+        }
+    }
+
+    private void closeLeaderDirectory() {
+        PartitionLeaderDirectory directory = leaderDirectory;
+        if (directory != null) {
+            directory.close();
         }
     }
 

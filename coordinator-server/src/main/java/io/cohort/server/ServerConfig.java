@@ -49,11 +49,16 @@ import java.util.regex.Pattern;
  * @param metricsHost the address /metrics binds to (default: this node's host from the peers)
  * @param clientTls   TLS of the client port and /metrics (keys {@code tls.*}, {@code metrics.tls.enabled})
  * @param auth        principals and authorization (docs/SECURITY.md)
+ * @param replicationFactor {@code offsets.replication.factor}, 1..N, or 0 when not configured: then
+ *                    what the data dir stores, or {@link #DEFAULT_REPLICATION_FACTOR} capped at N
+ *                    for a new cluster (fixed at creation)
+ * @param racks       {@code cluster.racks}: node id to rack label, every node or none (fixed at creation)
  */
 public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers, Path dataDir, Path logDir,
                            int partitions, int metricsPort, RaftTuning raftTuning, GroupConfig groupConfig,
                            ConnectionLimits connectionLimits, RaftTlsSettings raftTls, String metricsHost,
-                           ClientTlsConfig clientTls, AuthConfig auth) {
+                           ClientTlsConfig clientTls, AuthConfig auth, int replicationFactor,
+                           Map<Integer, String> racks) {
 
     public static final String NODE_ID = "node.id";
     public static final String CLUSTER_ID = "cluster.id";
@@ -61,6 +66,10 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
     public static final String DATA_DIR = "data.dir";
     public static final String LOG_DIR = "log.dir";
     public static final String PARTITIONS = "offsets.partitions";
+    public static final String REPLICATION_FACTOR = "offsets.replication.factor";
+    public static final String RACKS = "cluster.racks";
+    /** Kafka's {@code offsets.topic.replication.factor}; a smaller cluster holds every partition on every node. */
+    public static final int DEFAULT_REPLICATION_FACTOR = 3;
     public static final String METRICS_PORT = "metrics.port";
     public static final String ELECTION_TIMEOUT_MIN_MS = "raft.election.timeout.min.ms";
     public static final String ELECTION_TIMEOUT_MAX_MS = "raft.election.timeout.max.ms";
@@ -105,6 +114,7 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
 
     /** Every key a node accepts, in documentation order. */
     public static final List<String> KEYS = List.of(NODE_ID, CLUSTER_ID, PEERS, DATA_DIR, LOG_DIR, PARTITIONS,
+            REPLICATION_FACTOR, RACKS,
             METRICS_PORT, ELECTION_TIMEOUT_MIN_MS, ELECTION_TIMEOUT_MAX_MS, SNAPSHOT_EVERY_ENTRIES,
             BATCH_MAX_COMMANDS, BATCH_MAX_IN_FLIGHT_ENTRIES, LOG_METADATA_ENABLED, APPENDER_WAIT_MIN_MS,
             BATCH_LINGER_MAX_US,
@@ -121,6 +131,7 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
 
     public ServerConfig {
         peers = List.copyOf(peers);
+        racks = Map.copyOf(racks);
     }
 
     /** This node's address (host, Raft port, client port) from the peer list. */
@@ -130,7 +141,19 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
 
     /** What every node of the cluster must agree on; stored in the data dir at first start. */
     public ClusterSpec clusterSpec() {
-        return new ClusterSpec(clusterId, partitions, peers, groupConfig);
+        return clusterSpec(java.util.OptionalInt.empty());
+    }
+
+    /**
+     * The cluster spec with the replication factor resolved: the configured one; else the one the
+     * data dir stores ({@code storedReplicationFactor}, see
+     * {@link io.cohort.raft.ClusterMetadata#storedReplicationFactor}: N for a cluster created before
+     * the setting); else the default, at most N.
+     */
+    public ClusterSpec clusterSpec(java.util.OptionalInt storedReplicationFactor) {
+        int rf = replicationFactor > 0 ? replicationFactor
+                : storedReplicationFactor.orElse(Math.min(DEFAULT_REPLICATION_FACTOR, peers.size()));
+        return new ClusterSpec(clusterId, partitions, peers, groupConfig, Math.min(rf, peers.size()), racks);
     }
 
     /** The settings as {@code key=value} lines, for the log at startup. */
@@ -142,6 +165,9 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
         out.put(DATA_DIR, dataDir.toString());
         out.put(LOG_DIR, logDir.toString());
         out.put(PARTITIONS, Integer.toString(partitions));
+        out.put(REPLICATION_FACTOR, replicationFactor > 0 ? Integer.toString(replicationFactor)
+                : "(stored, or " + Math.min(DEFAULT_REPLICATION_FACTOR, peers.size()) + " for a new cluster)");
+        out.put(RACKS, io.cohort.raft.ClusterMetadata.racksSpec(racks));
         out.put(METRICS_PORT, Integer.toString(metricsPort));
         out.put(ELECTION_TIMEOUT_MIN_MS, Integer.toString(raftTuning.electionTimeoutMinMs()));
         out.put(ELECTION_TIMEOUT_MAX_MS, Integer.toString(raftTuning.electionTimeoutMaxMs()));
@@ -265,8 +291,48 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             Path logDir = path(LOG_DIR, CohortDefaults.LOG_DIR);
             String metricsHost = string(METRICS_HOST, self.host());
             ClientTlsConfig clientTls = ClientTlsSettings.parse(values::get, this::source);
+            int replicationFactor = values.containsKey(REPLICATION_FACTOR)
+                    ? intValue(REPLICATION_FACTOR, 0, 1, Integer.MAX_VALUE) : 0;
+            if (replicationFactor > peers.size()) {
+                throw invalid(REPLICATION_FACTOR, "expected at most " + peers.size() + ", the number of " + PEERS
+                        + ": each partition is held by that many distinct nodes");
+            }
             return new ServerConfig(nodeId, clusterId, peers, dataDir, logDir, partitions, metricsPort,
-                    raftTuning(), groupConfig(), connectionLimits(), raftTls(), metricsHost, clientTls, auth());
+                    raftTuning(), groupConfig(), connectionLimits(), raftTls(), metricsHost, clientTls, auth(),
+                    replicationFactor, racks(peers));
+        }
+
+        /** {@code cluster.racks=id:rack,...}: a label for every peer or none (the placement needs all). */
+        private Map<Integer, String> racks(List<NodeAddress> peers) {
+            String spec = values.getOrDefault(RACKS, "");
+            Map<Integer, String> racks = new TreeMap<>();
+            for (String part : spec.split(",")) {
+                if (part.isBlank()) {
+                    continue;
+                }
+                String[] idAndRack = part.trim().split(":", 2);
+                int id;
+                try {
+                    id = Integer.parseInt(idAndRack[0].trim());
+                } catch (NumberFormatException e) {
+                    throw invalid(RACKS, "expected id:rack,... with numeric ids, got '" + part.trim() + "'");
+                }
+                if (idAndRack.length != 2 || !idAndRack[1].trim().matches("[A-Za-z0-9._-]{1,64}")) {
+                    throw invalid(RACKS, "expected id:rack,... with racks of 1 to 64 characters out of "
+                            + "A-Z a-z 0-9 . _ -, got '" + part.trim() + "'");
+                }
+                if (peers.stream().noneMatch(peer -> peer.nodeId() == id)) {
+                    throw invalid(RACKS, "node " + id + " is not one of the " + PEERS);
+                }
+                if (racks.put(id, idAndRack[1].trim()) != null) {
+                    throw invalid(RACKS, "node " + id + " is labelled twice");
+                }
+            }
+            if (!racks.isEmpty() && racks.size() != peers.size()) {
+                throw invalid(RACKS, "labels " + racks.size() + " of " + peers.size() + " nodes; label every node "
+                        + "or none");
+            }
+            return racks;
         }
 
         /** Upper bounds: a connection limit past 1,000,000 or a timeout past a day is a typo. */

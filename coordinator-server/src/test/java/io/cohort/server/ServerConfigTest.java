@@ -311,4 +311,52 @@ class ServerConfigTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("invalid raft.max.connections '0' (from the settings): expected 1 or more");
     }
+
+    private static final String FIVE_PEERS = "1=127.0.0.1:7201:7101,2=127.0.0.1:7202:7102,3=127.0.0.1:7203:7103,"
+            + "4=127.0.0.1:7204:7104,5=127.0.0.1:7205:7105";
+
+    @Test
+    void testTheReplicationFactorDefaultsToThreeAtMostNAndDefersToTheDataDir() {
+        ServerConfig five = ServerConfig.of(Map.of("node.id", "1", "peers", FIVE_PEERS));
+        assertThat(five.replicationFactor()).isZero();
+        assertThat(five.clusterSpec().replicationFactor()).isEqualTo(3);
+        // A data dir created before the setting stands for RF = N, and it wins over the default.
+        assertThat(five.clusterSpec(java.util.OptionalInt.of(5)).replicationFactor()).isEqualTo(5);
+        assertThat(ServerConfig.of(Map.of("node.id", "1", "peers", "1=127.0.0.1:7201:7101"))
+                .clusterSpec().replicationFactor()).isEqualTo(1);
+        ServerConfig two = ServerConfig.of(Map.of("node.id", "1", "peers", FIVE_PEERS,
+                "offsets.replication.factor", "2", "offsets.partitions", "6"));
+        assertThat(two.clusterSpec(java.util.OptionalInt.of(5)).replicationFactor())
+                .as("a configured value is checked against the stored one, not replaced").isEqualTo(2);
+        assertThat(two.clusterSpec().replicas(1)).hasSize(2);
+        assertThat(two.clusterSpec().replicas(0)).as("partition 0 (ACLs) on every node").hasSize(5);
+    }
+
+    @Test
+    void testAReplicationFactorAboveTheNodeCountIsAConfigError() {
+        assertThatThrownBy(() -> ServerConfig.of(Map.of("node.id", "1", "offsets.replication.factor", "4")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("offsets.replication.factor '4'").hasMessageContaining("at most 3");
+        assertThatThrownBy(() -> ServerConfig.of(Map.of("node.id", "1", "offsets.replication.factor", "0")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("offsets.replication.factor");
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        CohortServerMain.Launch launch = CohortServerMain.launch(new String[] {"--node-id", "1", "--set",
+                "offsets.replication.factor=5"}, new java.io.PrintStream(new java.io.ByteArrayOutputStream()),
+                new java.io.PrintStream(err));
+        assertThat(launch.exitCode()).isEqualTo(CohortServerMain.EXIT_BAD_CONFIG).isEqualTo(2);
+        assertThat(err.toString()).contains("offsets.replication.factor");
+    }
+
+    @Test
+    void testRackLabelsNameEveryNodeOrNone() {
+        ServerConfig racked = ServerConfig.of(Map.of("node.id", "1", "cluster.racks", "1:eu-a, 2:eu-b,3:eu-c"));
+        assertThat(racked.racks()).isEqualTo(Map.of(1, "eu-a", 2, "eu-b", 3, "eu-c"));
+        assertThat(racked.clusterSpec().racks()).isEqualTo(racked.racks());
+        assertThatThrownBy(() -> ServerConfig.of(Map.of("node.id", "1", "cluster.racks", "1:a,2:b")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("label every node or none");
+        assertThatThrownBy(() -> ServerConfig.of(Map.of("node.id", "1", "cluster.racks", "1:a,2:b,9:c")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("node 9 is not one of the peers");
+        assertThatThrownBy(() -> ServerConfig.of(Map.of("node.id", "1", "cluster.racks", "1:a,2,3:c")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("expected id:rack");
+    }
 }

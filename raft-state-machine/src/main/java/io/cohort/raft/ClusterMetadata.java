@@ -11,7 +11,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.Properties;
+import java.util.stream.Collectors;
 
 /**
  * The cluster metadata file ({@code cluster.properties} in a node's data dir): written at the first
@@ -21,6 +23,10 @@ import java.util.Properties;
  */
 public final class ClusterMetadata {
     public static final String FILE_NAME = "cluster.properties";
+    /** The replication factor's key; absent from files written before it existed (= every node). */
+    public static final String REPLICATION_FACTOR = "offsets.replication.factor";
+    /** The nodes' rack labels, {@code id:rack,...}; absent or empty without labels. */
+    public static final String RACKS = "cluster.racks";
     private static final int FORMAT_VERSION = 1;
     private static final Properties LATER_KEY_DEFAULTS = defaultsOfLaterKeys();
 
@@ -63,7 +69,7 @@ public final class ClusterMetadata {
         List<String> differences = new ArrayList<>();
         for (String key : new java.util.TreeSet<>(expected.stringPropertyNames())) {
             String want = expected.getProperty(key);
-            String have = stored.getProperty(key, LATER_KEY_DEFAULTS.getProperty(key));
+            String have = stored.getProperty(key, laterKeyDefault(key, spec));
             if (!want.equals(have)) {
                 differences.add(key + ": stored " + have + ", configured " + want);
             }
@@ -76,6 +82,50 @@ public final class ClusterMetadata {
         return false;
     }
 
+    /**
+     * The replication factor stored in {@code dataDir}'s metadata: empty for a new data dir, the
+     * number of peers the file lists for a file written before the setting existed (every node held
+     * every partition), else the stored value.
+     */
+    public static OptionalInt storedReplicationFactor(Path dataDir) throws IOException {
+        Path file = dataDir.resolve(FILE_NAME);
+        if (!Files.exists(file)) {
+            return OptionalInt.empty();
+        }
+        Properties stored = new Properties();
+        try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            stored.load(in);
+        }
+        String value = stored.getProperty(REPLICATION_FACTOR);
+        try {
+            if (value != null) {
+                return OptionalInt.of(Integer.parseInt(value.trim()));
+            }
+            String peers = stored.getProperty("peers", "");
+            return OptionalInt.of((int) java.util.Arrays.stream(peers.split(",")).filter(p -> !p.isBlank()).count());
+        } catch (NumberFormatException e) {
+            throw new MismatchException("Data dir " + dataDir + ": " + FILE_NAME + " has a non-numeric "
+                    + REPLICATION_FACTOR + " '" + value + "'");
+        }
+    }
+
+    /** A file without {@code key} was written before it existed; it stands for this value. */
+    private static String laterKeyDefault(String key, ClusterSpec spec) {
+        if (REPLICATION_FACTOR.equals(key)) {
+            return Integer.toString(spec.peers().size());
+        }
+        if (RACKS.equals(key)) {
+            return "";
+        }
+        return LATER_KEY_DEFAULTS.getProperty(key);
+    }
+
+    /** {@code id:rack,...} in id order, empty without labels. */
+    public static String racksSpec(java.util.Map<Integer, String> racks) {
+        return new java.util.TreeMap<>(racks).entrySet().stream().map(e -> e.getKey() + ":" + e.getValue())
+                .collect(Collectors.joining(","));
+    }
+
     static Properties toProperties(int nodeId, ClusterSpec spec) {
         Properties p = new Properties();
         GroupConfig g = spec.groupConfig();
@@ -84,6 +134,8 @@ public final class ClusterMetadata {
         p.setProperty("node.id", Integer.toString(nodeId));
         p.setProperty("offsets.partitions", Integer.toString(spec.partitions()));
         p.setProperty("peers", String.join(",", spec.peers().stream().map(NodeAddress::toSpec).toList()));
+        p.setProperty(REPLICATION_FACTOR, Integer.toString(spec.replicationFactor()));
+        p.setProperty(RACKS, racksSpec(spec.racks()));
         p.setProperty("group.min.session.timeout.ms", Integer.toString(g.minSessionTimeoutMs()));
         p.setProperty("group.max.session.timeout.ms", Integer.toString(g.maxSessionTimeoutMs()));
         p.setProperty("group.initial.rebalance.delay.ms", Integer.toString(g.initialRebalanceDelayMs()));

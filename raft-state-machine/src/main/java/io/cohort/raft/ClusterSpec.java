@@ -1,20 +1,42 @@
 package io.cohort.raft;
 
 import io.cohort.core.GroupConfig;
+import io.cohort.core.placement.ReplicaPlacement;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.stream.Collectors;
 import org.apache.ratis.protocol.RaftGroupId;
 
 /**
  * What every node of one cluster must agree on, fixed when the cluster is created: its id, the
- * number of offsets partitions, the peers, and the group settings the state machines apply with.
- * Changing any of them would route groups elsewhere or make replicas diverge, so it is written to
- * the data dir at first start and checked at every start ({@link ClusterMetadata}).
+ * number of offsets partitions, the peers, the group settings the state machines apply with, the
+ * replication factor and the nodes' rack labels (which together place the replicas,
+ * {@link ReplicaPlacement}). Changing any of them would route groups elsewhere, move replicas or
+ * make replicas diverge, so it is written to the data dir at first start and checked at every start
+ * ({@link ClusterMetadata}).
+ *
+ * @param replicationFactor how many nodes hold each partition; {@code >= peers} (the layout of every
+ *                          cluster before the setting existed) puts every partition on every node
+ * @param racks             node id to rack (or zone) label: empty, or a label for every peer
  */
-public record ClusterSpec(String clusterId, int partitions, List<NodeAddress> peers, GroupConfig groupConfig) {
+public record ClusterSpec(String clusterId, int partitions, List<NodeAddress> peers, GroupConfig groupConfig,
+                          int replicationFactor, Map<Integer, String> racks, List<List<Integer>> placement) {
+    /** Every partition on every node: the layout before the replication factor existed. */
+    public ClusterSpec(String clusterId, int partitions, List<NodeAddress> peers, GroupConfig groupConfig) {
+        this(clusterId, partitions, peers, groupConfig, peers.size(), Map.of());
+    }
+
+    public ClusterSpec(String clusterId, int partitions, List<NodeAddress> peers, GroupConfig groupConfig,
+                       int replicationFactor, Map<Integer, String> racks) {
+        this(clusterId, partitions, peers, groupConfig, replicationFactor, racks, null);
+    }
+
     public ClusterSpec {
         Objects.requireNonNull(clusterId, "clusterId");
         if (clusterId.isBlank()) {
@@ -34,6 +56,54 @@ public record ClusterSpec(String clusterId, int partitions, List<NodeAddress> pe
             }
         }
         Objects.requireNonNull(groupConfig, "groupConfig");
+        if (replicationFactor < 1 || replicationFactor > peers.size()) {
+            throw new IllegalArgumentException("the replication factor must be in 1.." + peers.size()
+                    + " (the number of nodes), got " + replicationFactor);
+        }
+        racks = Map.copyOf(new TreeMap<>(racks));
+        for (Integer id : racks.keySet()) {
+            if (peers.stream().noneMatch(peer -> peer.nodeId() == id)) {
+                throw new IllegalArgumentException("a rack label names node " + id + ", which is not a peer");
+            }
+        }
+        List<ReplicaPlacement.Node> nodes = new ArrayList<>();
+        for (NodeAddress peer : peers) {
+            nodes.add(new ReplicaPlacement.Node(peer.nodeId(), Optional.ofNullable(racks.get(peer.nodeId()))));
+        }
+        // Derived, never configured: the placement is a function of the fields above.
+        placement = everywhereFirst(ReplicaPlacement.place(partitions, nodes, replicationFactor), peers);
+    }
+
+    /**
+     * Partition 0 holds the ACLs, which every node enforces, so every node holds a voting replica
+     * of it whatever the replication factor: its replica list is the placement's, then the other
+     * nodes in id order (the placement's first is still the preferred leader).
+     */
+    private static List<List<Integer>> everywhereFirst(List<List<Integer>> placed, List<NodeAddress> peers) {
+        List<Integer> partitionZero = new ArrayList<>(placed.get(0));
+        for (NodeAddress peer : peers) {
+            if (!partitionZero.contains(peer.nodeId())) {
+                partitionZero.add(peer.nodeId());
+            }
+        }
+        List<List<Integer>> placement = new ArrayList<>(placed);
+        placement.set(0, List.copyOf(partitionZero));
+        return List.copyOf(placement);
+    }
+
+    /** The nodes holding a replica of {@code partition}, the preferred leader first. */
+    public List<Integer> replicas(int partition) {
+        return placement.get(partition);
+    }
+
+    /** Whether {@code nodeId} holds a replica of {@code partition}. */
+    public boolean hosts(int nodeId, int partition) {
+        return placement.get(partition).contains(nodeId);
+    }
+
+    /** Whether some partition is not on every node (replication factor below the node count). */
+    public boolean partial() {
+        return replicationFactor < peers.size();
     }
 
     /** The peer with id {@code nodeId}. */
@@ -61,10 +131,12 @@ public record ClusterSpec(String clusterId, int partitions, List<NodeAddress> pe
     }
 
     /**
-     * The node whose replica should lead {@code partition}: the {@code (p mod N)}-th peer in id order,
-     * which spreads leaders evenly and brings them back to the same node after it restarts.
+     * The node whose replica should lead {@code partition}: the first of its replicas
+     * ({@link ReplicaPlacement}; the {@code (p mod N)}-th peer in id order when every node holds
+     * every partition), which spreads leaders evenly and brings them back to the same node after it
+     * restarts.
      */
     public int preferredLeader(int partition) {
-        return peers.get(partition % peers.size()).nodeId();
+        return placement.get(partition).get(0);
     }
 }

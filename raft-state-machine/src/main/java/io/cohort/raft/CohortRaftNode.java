@@ -49,8 +49,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One Cohort node's Raft side: a single RaftServer on one port hosting a replica of every offsets
- * partition (one Raft group, one {@link PartitionStateMachine} each), plus what the leader of a
+ * One Cohort node's Raft side: a single RaftServer on one port hosting a replica of each offsets
+ * partition the placement gives this node ({@link ClusterSpec#replicas}; every partition when the
+ * replication factor is the node count), one Raft group and one {@link PartitionStateMachine} each,
+ * plus what the leader of a
  * partition runs beside Ratis: the in-process {@link Proposer} with group commit, the
  * {@link LeaderTimers}, and the routing view of who leads each partition.
  *
@@ -143,6 +145,9 @@ public final class CohortRaftNode implements AutoCloseable {
         PartitionStateMachine.Hooks hooks = new Hooks();
         for (int p = 0; p < partitions; p++) {
             leaders.set(p, -1);
+            if (!spec.hosts(nodeId, p)) {
+                continue;
+            }
             stateMachines[p] = new PartitionStateMachine(p, new GroupCoordinatorShard(spec.groupConfig()), hooks,
                     clientId);
             partitionByGroup.put(spec.raftGroupId(p), p);
@@ -177,6 +182,9 @@ public final class CohortRaftNode implements AutoCloseable {
                 })
                 .build();
         for (int p = 0; p < partitions; p++) {
+            if (!spec.hosts(nodeId, p)) {
+                continue;
+            }
             final int partition = p;
             proposers[p] = new Proposer(p, server, spec.raftGroupId(p), selfId, clientId, tuning, lingerTimer,
                     () -> leaderOf(partition));
@@ -222,9 +230,11 @@ public final class CohortRaftNode implements AutoCloseable {
         node.timerScheduler.scheduleWithFixedDelay(node::expireOverdueProposals, PROPOSAL_EXPIRY_INTERVAL_MS,
                 PROPOSAL_EXPIRY_INTERVAL_MS, TimeUnit.MILLISECONDS);
         node.timerScheduler.scheduleWithFixedDelay(
-                () -> node.storageWatch.checkReplicasOpen(spec.partitions(), node::isReplicaOpen),
+                () -> node.storageWatch.checkReplicasOpen(spec.partitions(),
+                        p -> !node.hosts(p) || node.isReplicaOpen(p)),
                 REPLICA_CHECK_INTERVAL_MS, REPLICA_CHECK_INTERVAL_MS, TimeUnit.MILLISECONDS);
-        LOG.info("node {} started: {} partitions on Raft port {} ({})", nodeId, spec.partitions(),
+        LOG.info("node {} started: {} of {} partitions (replication factor {}) on Raft port {} ({})", nodeId,
+                node.hostedPartitions().size(), spec.partitions(), spec.replicationFactor(),
                 spec.peer(nodeId).raftPort(), raftPort.tls().enabled() ? "mutual TLS" : "plaintext");
         return node;
     }
@@ -282,7 +292,8 @@ public final class CohortRaftNode implements AutoCloseable {
      */
     RaftGroup raftGroup(int partition) {
         List<RaftPeer> peers = new ArrayList<>();
-        for (NodeAddress address : spec.peers()) {
+        for (int replica : spec.replicas(partition)) {
+            NodeAddress address = spec.peer(replica);
             peers.add(RaftPeer.newBuilder()
                     .setId(address.peerId())
                     .setAddress(address.raftAddress())
@@ -292,7 +303,8 @@ public final class CohortRaftNode implements AutoCloseable {
     }
 
     /**
-     * Moves each partition this node leads, but should not, to its preferred node {@code p mod N},
+     * Moves each partition this node leads, but should not, to its preferred node (the first of its
+     * replicas, {@link ClusterSpec#preferredLeader}),
      * so leadership is spread and returns after a restart. Runs every
      * {@value #LEADER_BALANCE_INTERVAL_MS} ms on the timer thread. A partition is handed over once
      * this node has held it {@code leaderBalanceHoldMs} since its election and the preferred node has
@@ -306,6 +318,9 @@ public final class CohortRaftNode implements AutoCloseable {
         try {
             long nowMs = System.currentTimeMillis();
             for (int p = 0; p < spec.partitions(); p++) {
+                if (!hosts(p)) {
+                    continue;
+                }
                 clearStuckStepDown(p, nowMs);
                 int preferred = spec.preferredLeader(p);
                 if (preferred == nodeId || !isLeaderReady(p)) {
@@ -366,7 +381,7 @@ public final class CohortRaftNode implements AutoCloseable {
         Set<RaftGroupId> existing = new HashSet<>();
         server.getGroupIds().forEach(existing::add);
         for (int p = 0; p < spec.partitions(); p++) {
-            if (existing.contains(spec.raftGroupId(p))) {
+            if (!hosts(p) || existing.contains(spec.raftGroupId(p))) {
                 continue;
             }
             RaftClientReply reply = server.groupManagement(GroupManagementRequest.newAdd(clientId, selfId,
@@ -393,14 +408,42 @@ public final class CohortRaftNode implements AutoCloseable {
         return PartitionFunction.partitionFor(groupId, spec.partitions());
     }
 
+    /** Whether this node holds a replica of {@code partition}. */
+    public boolean hosts(int partition) {
+        return stateMachines[partition] != null;
+    }
+
+    /** The partitions this node holds a replica of, ascending. */
+    public List<Integer> hostedPartitions() {
+        List<Integer> hosted = new ArrayList<>();
+        for (int p = 0; p < stateMachines.length; p++) {
+            if (hosts(p)) {
+                hosted.add(p);
+            }
+        }
+        return hosted;
+    }
+
+    /**
+     * Records what the replicas of a partition this node does not hold say its leader is (-1: none
+     * known), so this node can route clients to it ({@code PartitionLeaderDirectory} in the server
+     * learns it). Ignored for a hosted partition, whose leader Ratis reports here.
+     */
+    public void learnRemoteLeader(int partition, int leader) {
+        if (!hosts(partition)) {
+            leaders.set(partition, leader);
+        }
+    }
+
     /**
      * The leader of {@code partition} as this node knows it, or -1. A follower that has not heard
      * from its leader for longer than the election timeout answers -1: with pre-vote Ratis reports no
-     * "no leader" event, and clients must not be sent to a dead node.
+     * "no leader" event, and clients must not be sent to a dead node. For a partition this node does
+     * not hold: the leader its replicas last named ({@link #learnRemoteLeader}).
      */
     public int leaderOf(int partition) {
         int leader = leaders.get(partition);
-        if (leader == -1 || leader == nodeId) {
+        if (leader == -1 || leader == nodeId || !hosts(partition)) {
             return leader;
         }
         try {
@@ -437,13 +480,26 @@ public final class CohortRaftNode implements AutoCloseable {
         }
     }
 
-    /** The shard of {@code partition}: its read methods are safe to call beside apply. */
+    /**
+     * The shard of {@code partition}: its read methods are safe to call beside apply.
+     *
+     * @throws ProposalException (NOT_LEADER, with the leader as known) if this node holds no replica of it
+     */
     public GroupCoordinatorShard shard(int partition) {
-        return stateMachines[partition].shard();
+        return hostedStateMachine(partition).shard();
+    }
+
+    private PartitionStateMachine hostedStateMachine(int partition) {
+        PartitionStateMachine stateMachine = stateMachines[partition];
+        if (stateMachine == null) {
+            throw new ProposalException(ProposalException.Kind.NOT_LEADER, leaders.get(partition),
+                    "node " + nodeId + " holds no replica of partition " + partition, null);
+        }
+        return stateMachine;
     }
 
     public PartitionStateMachine stateMachine(int partition) {
-        return stateMachines[partition];
+        return hostedStateMachine(partition);
     }
 
     /**
@@ -477,6 +533,9 @@ public final class CohortRaftNode implements AutoCloseable {
      * sees it, also across failover. Local: this replica's applied state at once, possibly stale.
      */
     public <T> CompletableFuture<T> read(int partition, boolean linearizable, Function<GroupCoordinatorShard, T> read) {
+        if (!hosts(partition)) {
+            return CompletableFuture.failedFuture(refuseUnlessLeaderReady(partition));
+        }
         GroupCoordinatorShard shard = stateMachines[partition].shard();
         if (!linearizable) {
             return CompletableFuture.completedFuture(read.apply(shard));
@@ -495,6 +554,9 @@ public final class CohortRaftNode implements AutoCloseable {
      * never missing from the answer of a lagging follower.
      */
     public <T> CompletableFuture<T> readAnyReplica(int partition, Function<GroupCoordinatorShard, T> read) {
+        if (!hosts(partition)) {
+            return CompletableFuture.failedFuture(refuseUnlessLeaderReady(partition));
+        }
         CompletableFuture<T> result = new CompletableFuture<>();
         PartitionStateMachine stateMachine = stateMachines[partition];
         Message message = stateMachine.registerRead(() -> {
@@ -571,7 +633,9 @@ public final class CohortRaftNode implements AutoCloseable {
 
     /** Applies timer operations a heartbeat produced (leader only; ignored elsewhere). */
     public void applyTimerOps(int partition, List<TimerOp> ops) {
-        timers[partition].apply(ops);
+        if (timers[partition] != null) {
+            timers[partition].apply(ops);
+        }
     }
 
     /**
@@ -632,14 +696,16 @@ public final class CohortRaftNode implements AutoCloseable {
                             followers.get(i).getLastRpcElapsedTimeMs()));
                 }
             }
-            long snapshotIndex = stateMachines[partition].getLatestSnapshot() == null ? -1
-                    : stateMachines[partition].getLatestSnapshot().getIndex();
+            PartitionStateMachine stateMachine = hostedStateMachine(partition);
+            long snapshotIndex = stateMachine.getLatestSnapshot() == null ? -1
+                    : stateMachine.getLatestSnapshot().getIndex();
             return new PartitionStatus(partition, spec.raftGroupId(partition).getUuid().toString(),
                     leaders.get(partition), info.getCurrentTerm(), info.isLeader(), info.isLeaderReady(),
                     division.getRaftLog().getLastCommittedIndex(), info.getLastAppliedIndex(), snapshotIndex,
                     info.getCurrentRole() == RaftPeerRole.LEADER ? replicas : List.of());
-        } catch (IOException e) {
-            return new PartitionStatus(partition, spec.raftGroupId(partition).getUuid().toString(), -1, -1, false,
+        } catch (IOException | ProposalException e) {
+            return new PartitionStatus(partition, spec.raftGroupId(partition).getUuid().toString(),
+                    hosts(partition) ? -1 : leaders.get(partition), -1, false,
                     false, -1, -1, -1, List.of());
         }
     }
@@ -666,13 +732,18 @@ public final class CohortRaftNode implements AutoCloseable {
     /** Group-commit efficiency of this node's proposals for {@code partition}. */
     public ProposalCounts proposalCounts(int partition) {
         Proposer proposer = proposers[partition];
+        if (proposer == null) {
+            return new ProposalCounts(0, 0, 0);
+        }
         return new ProposalCounts(proposer.entriesProposed(), proposer.commandsProposed(), proposer.lingerExpiries());
     }
 
     private void expireOverdueProposals() {
         long nowNanos = System.nanoTime();
         for (Proposer proposer : proposers) {
-            proposer.expireOverdue(nowNanos);
+            if (proposer != null) {
+                proposer.expireOverdue(nowNanos);
+            }
         }
     }
 
@@ -694,6 +765,9 @@ public final class CohortRaftNode implements AutoCloseable {
                 "node " + nodeId + " cannot write its storage (" + failure.description() + "); outcome unknown",
                 failure.cause());
         for (int p = 0; p < proposers.length; p++) {
+            if (!hosts(p)) {
+                continue;
+            }
             proposers[p].failAll(refusal);
             timers[p].deactivate();
         }
@@ -709,10 +783,14 @@ public final class CohortRaftNode implements AutoCloseable {
     public void close() throws IOException {
         storageWatch.close();
         for (Proposer proposer : proposers) {
-            proposer.close();
+            if (proposer != null) {
+                proposer.close();
+            }
         }
         for (LeaderTimers timer : timers) {
-            timer.deactivate();
+            if (timer != null) {
+                timer.deactivate();
+            }
         }
         timerScheduler.shutdownNow();
         lingerTimer.shutdownNow();

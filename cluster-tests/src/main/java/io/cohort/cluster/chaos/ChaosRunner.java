@@ -252,6 +252,9 @@ public final class ChaosRunner {
                 ClusterStatusResponse status = cluster.admin(node).withDeadlineAfter(10, TimeUnit.SECONDS)
                         .clusterStatus(request);
                 for (PartitionStatus p : status.getPartitionsList()) {
+                    if (!p.getHosted()) {
+                        continue; // no replica of p on this node (replication factor below N)
+                    }
                     digests.computeIfAbsent(p.getPartitionIndex(), k -> new TreeMap<>())
                             .computeIfAbsent(p.getStateDigestIndex(), k -> new TreeMap<>())
                             .computeIfAbsent(p.getStateDigest(), k -> new ArrayList<>()).add(node);

@@ -148,7 +148,8 @@ public final class NodeMetrics {
                         + " for commands that did not come, by partition")
                 .labelNames("partition")
                 .callback(cb -> {
-                    for (int p = 0; p < node.partitions(); p++) {
+                    // The partitions this node holds a replica of.
+                    for (int p : node.hostedPartitions()) {
                         cb.call(node.proposalCounts(p).lingerExpiries(), Integer.toString(p));
                     }
                 })
@@ -163,7 +164,8 @@ public final class NodeMetrics {
                         + " (every replica skips the same ones), since the node started, by partition")
                 .labelNames("partition")
                 .callback(cb -> {
-                    for (int p = 0; p < node.partitions(); p++) {
+                    // The partitions this node holds a replica of.
+                    for (int p : node.hostedPartitions()) {
                         cb.call(node.stateMachine(p).undecodableEntriesSkipped(), Integer.toString(p));
                     }
                 })
@@ -194,7 +196,8 @@ public final class NodeMetrics {
                 .help(help)
                 .labelNames("partition")
                 .callback(cb -> {
-                    for (int p = 0; p < node.partitions(); p++) {
+                    // The partitions this node holds a replica of.
+                    for (int p : node.hostedPartitions()) {
                         cb.call(value.applyAsLong(node.status(p)), Integer.toString(p));
                     }
                 })

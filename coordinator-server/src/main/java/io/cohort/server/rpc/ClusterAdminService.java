@@ -110,12 +110,17 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
     public void clusterStatus(ClusterStatusRequest request, StreamObserver<ClusterStatusResponse> observer) {
         RpcCall<ClusterStatusResponse> call = RpcCall.start("ClusterStatus", observer, RpcMetrics.NONE);
         try {
+            if (request.getRoutingOnly()) {
+                call.respond(routingStatus(), ErrorCode.NONE.name());
+                return;
+            }
             if (!authorizer.allowCluster("ClusterStatus", AclOperation.DESCRIBE)) {
                 // The nodes and the partition count stay open to every client, like Kafka's Metadata:
                 // clients learn the cluster's shape from them. The Raft details need DESCRIBE.
                 ClusterStatusResponse full = status(false);
                 call.respond(ClusterStatusResponse.newBuilder().setNodeId(node.nodeId())
                         .setPartitionCount(full.getPartitionCount()).addAllNodes(full.getNodesList())
+                        .setReplicationFactor(full.getReplicationFactor())
                         .setErrorCode(ErrorTable.toProto(ErrorCode.CLUSTER_AUTHORIZATION_FAILED))
                         .setErrorMessage(Principals.principal() + " may not DESCRIBE the cluster").build(),
                         ErrorCode.CLUSTER_AUTHORIZATION_FAILED.name());
@@ -128,10 +133,33 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
         }
     }
 
+    /**
+     * The partitions this node holds with their leader and term: what the other nodes' routing
+     * ({@code PartitionLeaderDirectory}) learns the leaders of partitions they do not hold from.
+     */
+    private ClusterStatusResponse routingStatus() {
+        ClusterStatusResponse.Builder response = ClusterStatusResponse.newBuilder()
+                .setNodeId(node.nodeId())
+                .setPartitionCount(node.partitions())
+                .setReplicationFactor(node.spec().replicationFactor());
+        for (int partition : node.hostedPartitions()) {
+            PartitionStatus status = node.status(partition);
+            response.addPartitions(io.cohort.api.v1.PartitionStatus.newBuilder()
+                    .setPartitionIndex(partition)
+                    .setRaftGroupId(status.raftGroupId())
+                    .setLeaderNodeId(node.leaderOf(partition))
+                    .setTerm(status.term())
+                    .setHosted(true)
+                    .addAllReplicaNodeIds(node.spec().replicas(partition)));
+        }
+        return response.build();
+    }
+
     private ClusterStatusResponse status(boolean includeStateDigest) {
         ClusterStatusResponse.Builder response = ClusterStatusResponse.newBuilder()
                 .setNodeId(node.nodeId())
-                .setPartitionCount(node.partitions());
+                .setPartitionCount(node.partitions())
+                .setReplicationFactor(node.spec().replicationFactor());
         for (NodeAddress peer : node.spec().peers()) {
             response.addNodes(NodeStatus.newBuilder()
                     .setNodeId(peer.nodeId())
@@ -147,6 +175,16 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
     }
 
     private io.cohort.api.v1.PartitionStatus partitionStatus(int partition, boolean includeStateDigest) {
+        if (!node.hosts(partition)) {
+            return io.cohort.api.v1.PartitionStatus.newBuilder()
+                    .setPartitionIndex(partition)
+                    .setRaftGroupId(node.spec().raftGroupId(partition).getUuid().toString())
+                    .setLeaderNodeId(node.leaderOf(partition))
+                    .setTerm(-1).setCommitIndex(-1).setAppliedIndex(-1).setSnapshotIndex(-1).setStateDigestIndex(-1)
+                    .setHosted(false)
+                    .addAllReplicaNodeIds(node.spec().replicas(partition))
+                    .build();
+        }
         PartitionStatus status = node.status(partition);
         io.cohort.api.v1.PartitionStatus.Builder builder = io.cohort.api.v1.PartitionStatus.newBuilder()
                 .setPartitionIndex(partition)
@@ -157,7 +195,9 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
                 .setCommitIndex(status.commitIndex())
                 .setAppliedIndex(status.appliedIndex())
                 .setSnapshotIndex(status.snapshotIndex())
-                .setStateDigestIndex(-1);
+                .setStateDigestIndex(-1)
+                .setHosted(true)
+                .addAllReplicaNodeIds(node.spec().replicas(partition));
         for (PartitionStatus.Replica replica : status.replicas()) {
             builder.addReplicas(ReplicaProgress.newBuilder()
                     .setNodeId(replica.nodeId())
@@ -215,6 +255,11 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
         if (!node.spec().hasPeer(request.getTargetNodeId())) {
             return transferResponse(ErrorCode.INVALID_REQUEST, "node " + request.getTargetNodeId()
                     + " is not a node of the cluster");
+        }
+        if (!node.spec().hosts(request.getTargetNodeId(), request.getPartitionIndex())) {
+            return transferResponse(ErrorCode.INVALID_REQUEST, "node " + request.getTargetNodeId()
+                    + " holds no replica of partition " + request.getPartitionIndex() + " (its replicas: "
+                    + node.spec().replicas(request.getPartitionIndex()) + ")");
         }
         return null;
     }
