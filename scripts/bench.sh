@@ -24,6 +24,7 @@
 #   --measure-s S     commit window per C (default 20)      --cs 1,8,32   --ns 10,100,500
 #   --kills K         Cohort kills (default 5)               --kafka-kills K (default 3)
 #   --set key=value   a Cohort node setting (repeatable)     --partitions P (default 1)
+#   --nodes N         Cohort nodes (default 3); e.g. --nodes 5 --set offsets.replication.factor=3
 #   --tls             Cohort with TLS on the client ports, client certificates required (a throwaway
 #                     CA per run; the settings land in each result's "settings"); Raft-port TLS too
 #                     with --set raft.tls.* (docs/SECURITY.md)

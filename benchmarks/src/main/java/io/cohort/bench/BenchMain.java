@@ -105,6 +105,10 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--partitions", description = "Cohort offsets partitions (default 1, the node's default).")
     int partitions = 1;
 
+    @Option(names = "--nodes", description = "Cohort nodes (default 3); with --set offsets.replication.factor=3 "
+            + "each partition lives on 3 of them.")
+    int nodes = 3;
+
     @Option(names = "--set", description = "A Cohort node setting, key=value (repeatable), e.g. --set raft.election.timeout.min.ms=300.")
     List<String> sets = new ArrayList<>();
 
@@ -170,7 +174,7 @@ public final class BenchMain implements Callable<Integer> {
                 Machine.intList(cs), Machine.intList(ns != null ? ns : quick ? "10,100" : "10,100,500"),
                 rebalanceSettleMs, rebalanceTimeoutS, memberPollMs,
                 pick(kills, 5, 1), pick(kafkaKills, 3, 1), failoverCommitters, preKillS, observeS, pick(killSettleS, 10, 2), catchUpTimeoutS,
-                pick(groups, 100_000, 10_000), offsetsPerGroup, scaleThreads, scaleClients, scaleVerify, scaleHeap, tls, vsSecure);
+                pick(groups, 100_000, 10_000), offsetsPerGroup, scaleThreads, scaleClients, scaleVerify, scaleHeap, tls, vsSecure, nodes);
     }
 
     private int pick(Integer given, int full, int quickDefault) {

@@ -41,7 +41,8 @@ record BenchOptions(
         int scaleVerify,
         String scaleHeap,
         boolean tls,
-        boolean vsSecure) {
+        boolean vsSecure,
+        int nodes) {
 
     boolean runCohort() {
         return !kafkaOnly;

@@ -87,7 +87,7 @@ final class CohortTarget implements Target {
         // own defaults (C2, G1 on this machine), then the heap and any options given on the command line.
         List<String> jvmArgs = new ArrayList<>(List.of("-XX:TieredStopAtLevel=4", "-XX:-UseSerialGC", "-XX:+UseG1GC", heap));
         jvmArgs.addAll(options.cohortJvmArgs());
-        ProcessCluster.Builder builder = ProcessCluster.builder().nodes(3).partitions(options.partitions())
+        ProcessCluster.Builder builder = ProcessCluster.builder().nodes(options.nodes()).partitions(options.partitions())
                 .clusterId("cohort-bench").name(name).serverJar(options.serverJar())
                 .baseDir(options.workDir()).startTimeout(Duration.ofSeconds(120))
                 .jvmArgs(jvmArgs.toArray(String[]::new));
@@ -98,7 +98,7 @@ final class CohortTarget implements Target {
         if (secured) {
             builder.raftTls();
         }
-        Machine.log("cohort: starting 3 nodes (" + String.join(" ", jvmArgs) + ", partitions " + options.partitions()
+        Machine.log("cohort: starting " + options.nodes() + " nodes (" + String.join(" ", jvmArgs) + ", partitions " + options.partitions()
                 + (settings.isEmpty() ? "" : ", " + settings) + ")");
         ProcessCluster cluster = builder.start();
         try {
