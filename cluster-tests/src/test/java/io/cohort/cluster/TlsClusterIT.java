@@ -7,6 +7,9 @@ import io.cohort.client.CohortClient;
 import io.cohort.client.OffsetAndMetadata;
 import io.cohort.client.TopicPartition;
 import io.cohort.client.TransportSecurityException;
+import io.cohort.api.v1.ErrorCode;
+import io.cohort.api.v1.TransferLeadershipRequest;
+import io.cohort.api.v1.TransferLeadershipResponse;
 import io.grpc.TlsChannelCredentials;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -21,7 +24,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Three node JVMs from the packaged jar with TLS on their client ports (client certificates
- * required), certificates made by the jar's own cert tool as an operator would: a TLS client
+ * required), certificates made by the jar's own cert tool as an operator would: a ClusterAdmin
+ * call forwarded between nodes travels over TLS; a TLS client
  * commits, its group's coordinator is SIGKILLed, and the client carries on with the new
  * coordinator over TLS; a plaintext client is told at once that the nodes require TLS.
  */
@@ -56,7 +60,16 @@ class TlsClusterIT {
                 .clientCredentials(TlsChannelCredentials.newBuilder().trustManager(ca.toFile())
                         .keyManager(clientCert.toFile(), clientKey.toFile()).build())
                 .start();
-        cluster.awaitPreferredLeaders(Duration.ofSeconds(90));
+        Map<Integer, Integer> leaders = cluster.awaitPreferredLeaders(Duration.ofSeconds(90));
+
+        // A ClusterAdmin call sent to a node that does not lead the partition is forwarded to the
+        // leader's client port: over TLS, with the forwarding node's own certificate (it was sent in
+        // plaintext, and failed, before PeerChannels).
+        int target = leaders.get(0) % 3 + 1;
+        TransferLeadershipResponse moved = cluster.admin(target).withDeadlineAfter(60, TimeUnit.SECONDS)
+                .transferLeadership(TransferLeadershipRequest.newBuilder().setPartitionIndex(0)
+                        .setTargetNodeId(target).setTimeoutMs(30_000).build());
+        assertThat(moved.getErrorCode()).as(moved.getErrorMessage()).isEqualTo(ErrorCode.NONE);
 
         TopicPartition tp = new TopicPartition("orders", 0);
         try (CohortClient client = CohortClient.builder().bootstrap(cluster.bootstrap()).apiTimeout(Duration.ofSeconds(60))

@@ -138,7 +138,8 @@ public final class CohortServer implements AutoCloseable {
                     : TokenFile.load(config.auth().tokenFile()), config.auth().principalMappingRules());
             GroupCoordinatorService groupCoordinator = new GroupCoordinatorService(node, parked, metrics.rpcMetrics(),
                     authorizer);
-            ClusterAdminService clusterAdmin = new ClusterAdminService(node, authorizer);
+            PeerChannels peerChannels = PeerChannels.of(tls);
+            ClusterAdminService clusterAdmin = new ClusterAdminService(node, peerChannels, authorizer);
             // I/O threads: two per core, as gRPC's shared default that the limited channel replaces.
             connections = new ClientPortConnections(config.nodeId(), config.connectionLimits(), RPC_THREADS);
             metrics.registerConnections(List.of(connections.budget(), node.raftConnections()));
@@ -166,7 +167,7 @@ public final class CohortServer implements AutoCloseable {
             }
             CohortServer server = new CohortServer(config, metrics, metricsPort, node, groupCoordinator, clusterAdmin,
                     health, rpcExecutor, grpcServer, storageFailed, connections);
-            server.leaderDirectory = PartitionLeaderDirectory.startIfNeeded(node);
+            server.leaderDirectory = PartitionLeaderDirectory.startIfNeeded(node, peerChannels);
             // On its own thread: the failure is reported on a Ratis thread that the stop must not hold.
             storageFailed.thenAcceptAsync(server::onStorageFailed,
                     runnable -> new Thread(runnable, "cohort-storage-failure-stop").start());

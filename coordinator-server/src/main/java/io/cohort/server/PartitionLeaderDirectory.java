@@ -7,7 +7,6 @@ import io.cohort.api.v1.PartitionStatus;
 import io.cohort.raft.CohortRaftNode;
 import io.cohort.raft.NodeAddress;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.stub.StreamObserver;
 import java.util.HashMap;
 import java.util.Map;
@@ -27,9 +26,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A client sent to a stale leader is answered NOT_COORDINATOR with that node's own hint, or
  * cannot connect, and finds the coordinator again: the same as after any failover. Not started
- * when every node holds every partition. Channels are plaintext, like the forwarding of
- * TransferLeadership and ACL changes: with TLS on the client port the directory learns nothing and
- * the node answers COORDINATOR_NOT_AVAILABLE for partitions it does not hold.
+ * when every node holds every partition. Channels are {@link PeerChannels}: TLS with the node's own
+ * certificate when the client ports speak TLS (with the authorizer on, the nodes' certificate
+ * principals need DESCRIBE on the cluster, or to be super users).
  */
 final class PartitionLeaderDirectory implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionLeaderDirectory.class);
@@ -46,7 +45,7 @@ final class PartitionLeaderDirectory implements AutoCloseable {
     private record Report(long term, int leader, long receivedAtMs) {
     }
 
-    private PartitionLeaderDirectory(CohortRaftNode node) {
+    private PartitionLeaderDirectory(CohortRaftNode node, PeerChannels peerChannels) {
         this.node = node;
         this.poller = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread thread = new Thread(r, "cohort-leader-directory-n" + node.nodeId());
@@ -55,18 +54,17 @@ final class PartitionLeaderDirectory implements AutoCloseable {
         });
         for (NodeAddress peer : node.spec().peers()) {
             if (peer.nodeId() != node.nodeId()) {
-                channels.put(peer.nodeId(), ManagedChannelBuilder.forAddress(peer.host(), peer.clientPort())
-                        .usePlaintext().build());
+                channels.put(peer.nodeId(), peerChannels.apply(peer));
             }
         }
     }
 
     /** Starts polling if this node lacks some partition; null when it holds them all. */
-    static PartitionLeaderDirectory startIfNeeded(CohortRaftNode node) {
+    static PartitionLeaderDirectory startIfNeeded(CohortRaftNode node, PeerChannels peerChannels) {
         if (node.hostedPartitions().size() == node.partitions()) {
             return null;
         }
-        PartitionLeaderDirectory directory = new PartitionLeaderDirectory(node);
+        PartitionLeaderDirectory directory = new PartitionLeaderDirectory(node, peerChannels);
         directory.poller.scheduleWithFixedDelay(directory::pollAll, 0, POLL_INTERVAL_MS, TimeUnit.MILLISECONDS);
         return directory;
     }

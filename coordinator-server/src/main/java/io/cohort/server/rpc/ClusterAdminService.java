@@ -79,7 +79,8 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
         this(node, channelFactory, RequestAuthorizer.ALLOW_ALL);
     }
 
-    ClusterAdminService(CohortRaftNode node, Function<NodeAddress, ManagedChannel> channelFactory,
+    /** {@code channelFactory}: the channels to other nodes' client ports for forwarded calls. */
+    public ClusterAdminService(CohortRaftNode node, Function<NodeAddress, ManagedChannel> channelFactory,
                         RequestAuthorizer authorizer) {
         this.node = node;
         this.channelFactory = channelFactory;

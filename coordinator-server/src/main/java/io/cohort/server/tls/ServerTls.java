@@ -4,7 +4,9 @@ import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsParameters;
 import io.cohort.raft.tls.ReloadingKeyManager;
 import io.cohort.raft.tls.ReloadingTrustManager;
+import io.grpc.ChannelCredentials;
 import io.grpc.ServerCredentials;
+import io.grpc.TlsChannelCredentials;
 import io.grpc.TlsServerCredentials;
 import java.io.IOException;
 import java.security.GeneralSecurityException;
@@ -62,6 +64,19 @@ public final class ServerTls {
             case OPTIONAL -> TlsServerCredentials.ClientAuth.OPTIONAL;
             case REQUIRED -> TlsServerCredentials.ClientAuth.REQUIRE;
         });
+        return builder.build();
+    }
+
+    /**
+     * The credentials of this node's calls to another node's client port: this node's certificate
+     * as the client certificate, the peer checked against the client CA bundle ({@code tls.ca}: in
+     * the usual setup one CA signs the nodes' and the clients' certificates), else the JDK's trust store.
+     */
+    public ChannelCredentials peerChannelCredentials() {
+        TlsChannelCredentials.Builder builder = TlsChannelCredentials.newBuilder().keyManager(keyManager);
+        if (clientTrust != null) {
+            builder.trustManager(clientTrust);
+        }
         return builder.build();
     }
 
