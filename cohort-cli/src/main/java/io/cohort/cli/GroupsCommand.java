@@ -35,7 +35,8 @@ final class GroupsCommand implements Runnable {
     }
 
     /** {@code cohort groups list [--state STATE]...}. */
-    @Command(name = "list", description = "Lists the groups of the cluster (ListGroups), sorted by group id.")
+    @Command(name = "list", description = "Lists the groups of the cluster (ListGroups to every node, which lists the partitions it "
+            + "leads; the answers merged), sorted by group id.")
     static final class ListGroups extends AdminCommand {
         @Option(names = "--state", paramLabel = "STATE",
                 description = "Only groups in this state (repeatable; case-insensitive): Empty, PreparingRebalance, "

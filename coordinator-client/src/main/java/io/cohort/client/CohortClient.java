@@ -322,19 +322,31 @@ public final class CohortClient implements AutoCloseable {
         return Optional.of(group);
     }
 
-    /**
-     * Every group of the cluster in one of {@code states} (all states if empty), as one node's
-     * replicas see them (the list may trail the latest writes slightly).
-     */
+    /** Every group of the cluster in one of {@code states} (all states if empty): {@link #listGroups(Collection, Collection)}. */
     public List<ListGroupsResponse.Group> listGroups(Collection<String> states) {
-        ListGroupsRequest request = ListGroupsRequest.newBuilder().addAllStatesFilter(states).build();
-        ListGroupsResponse response = anyNodeCall(endpoint -> {
-            ListGroupsResponse r = GroupCoordinatorGrpc.newBlockingStub(channel(endpoint))
-                    .withDeadlineAfter(requestTimeout.toMillis(), TimeUnit.MILLISECONDS).listGroups(request);
-            return ErrorCodes.isRouting(r.getErrorCode()) ? null : r;
-        }, "listing groups");
-        throwIfError(response.getErrorCode(), response.getErrorMessage(), "listing groups");
-        return response.getGroupsList();
+        return listGroups(states, List.of());
+    }
+
+    /**
+     * Every group of the cluster in one of {@code states} and of one of {@code types} (each: all if
+     * empty; compared case-insensitively), sorted by group id. As Kafka's admin client, it asks
+     * every node at once (a node lists the partitions it leads) and merges the answers; it retries
+     * a node answering COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE or not reachable,
+     * until every partition was listed by its leader ({@link ClusterGroupListing}). Each partition
+     * is read linearizably on its leader: a group whose creation was acknowledged before the call
+     * is listed. Throws CohortException naming the partitions no node answered for, and each node's
+     * last answer, if the budget runs out.
+     */
+    public List<ListGroupsResponse.Group> listGroups(Collection<String> states, Collection<String> types) {
+        ListGroupsRequest request = ListGroupsRequest.newBuilder().addAllStatesFilter(states)
+                .addAllTypesFilter(types).build();
+        Topology shape = topology();
+        return new ClusterGroupListing(shape.partitionCount(), shape.nodes(),
+                (endpoint, observer) -> GroupCoordinatorGrpc.newStub(channel(endpoint))
+                        .withDeadlineAfter(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
+                        .listGroups(request, observer),
+                (e, endpoint) -> retriableTransportFailure(e, endpoint, endpoint),
+                this::sleepBeforeRetry, apiTimeout).run();
     }
 
     /**

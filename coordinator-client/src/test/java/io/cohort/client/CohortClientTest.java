@@ -125,6 +125,58 @@ class CohortClientTest {
                         assertThat(e.errorCode()).isEqualTo(ErrorCode.GROUP_ID_NOT_FOUND));
     }
 
+    /**
+     * ListGroups is answered by each node for the partitions it leads (as Kafka's); the client asks
+     * every node and merges, so it lists the groups of partitions led by different nodes, with the
+     * state and type filters applied on every node.
+     */
+    @Test
+    void testListGroupsMergesThePartitionsOfEveryNodeWithFilters() {
+        List<String> groups = new ArrayList<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            String group = groupIn(p, "fan-out");
+            client.commitOffsets(group, Map.of(new TopicPartition("t", 0), new OffsetAndMetadata(1)));
+            groups.add(group);
+        }
+        // The preferred leaders spread the partitions over the nodes (one each here).
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).until(() ->
+                java.util.stream.IntStream.range(0, PARTITIONS).map(cluster::leaderOf).filter(id -> id > 0)
+                        .distinct().count() == PARTITIONS);
+        int leaderOfFirst = cluster.leaderOf(0);
+        io.grpc.ManagedChannel channel = io.grpc.ManagedChannelBuilder.forTarget(cluster.endpoint(leaderOfFirst))
+                .usePlaintext().build();
+        try {
+            io.cohort.api.v1.ListGroupsResponse oneNode = io.cohort.api.v1.GroupCoordinatorGrpc.newBlockingStub(channel)
+                    .withDeadlineAfter(30, java.util.concurrent.TimeUnit.SECONDS)
+                    .listGroups(io.cohort.api.v1.ListGroupsRequest.getDefaultInstance());
+            assertThat(oneNode.getPartitionIndexesList()).containsExactly(0);
+            assertThat(oneNode.getGroupsList()).extracting(io.cohort.api.v1.ListGroupsResponse.Group::getGroupId)
+                    .contains(groups.get(0)).doesNotContain(groups.get(1), groups.get(2));
+        } finally {
+            channel.shutdownNow();
+        }
+
+        assertThat(listedIds(client.listGroups(List.of()))).containsAll(groups);
+        assertThat(listedIds(client.listGroups(List.of("empty"), List.of("CLASSIC")))).containsAll(groups);
+        assertThat(listedIds(client.listGroups(List.of("Stable"), List.of()))).doesNotContainAnyElementsOf(groups);
+        assertThat(client.listGroups(List.of(), List.of("consumer"))).isEmpty();
+        List<String> all = listedIds(client.listGroups(List.of()));
+        assertThat(all).isSorted().doesNotHaveDuplicates();
+    }
+
+    private static List<String> listedIds(List<io.cohort.api.v1.ListGroupsResponse.Group> groups) {
+        return groups.stream().map(io.cohort.api.v1.ListGroupsResponse.Group::getGroupId).toList();
+    }
+
+    private static String groupIn(int partition, String prefix) {
+        for (int i = 0; ; i++) {
+            String group = prefix + "-" + i;
+            if (Partitioner.partitionFor(group, PARTITIONS) == partition) {
+                return group;
+            }
+        }
+    }
+
     @Test
     void testFollowsTheLeaderHintAfterLeadershipMoves() {
         String group = "hint-group";

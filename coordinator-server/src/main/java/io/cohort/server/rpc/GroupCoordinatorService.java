@@ -47,7 +47,6 @@ import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -84,6 +83,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
     private final ParkedCalls parked;
     private final RpcMetrics metrics;
     private final RequestAuthorizer authorizer;
+    private final LedGroupsListing listing;
     private volatile boolean stopping;
 
     public GroupCoordinatorService(CohortRaftNode node, ParkedCalls parked, RpcMetrics metrics) {
@@ -96,6 +96,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
         this.parked = parked;
         this.metrics = metrics;
         this.authorizer = authorizer;
+        this.listing = new LedGroupsListing(node);
     }
 
     /**
@@ -549,11 +550,10 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
     }
 
     /**
-     * Lists the groups of every partition from this node's own replicas, so one call to any node lists
-     * every group of the cluster. The reads are linearizable (a follower first learns the leader's
-     * commit index), so a group committed before the call is always listed. This departs from
-     * Kafka's broker-local list (only the partitions the broker leads), which needs a client to ask
-     * every node and merge; Cohort can do better because every node holds every partition.
+     * Lists the groups of the partitions this node leads ({@link LedGroupsListing}), as Kafka's
+     * broker-local ListGroups; a client lists the cluster by asking every node and merging. The
+     * reads run concurrently and complete on Ratis threads; the answer is filtered and sent on the
+     * responder.
      */
     @Override
     public void listGroups(ListGroupsRequest request, StreamObserver<ListGroupsResponse> observer) {
@@ -566,22 +566,37 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
             if (rejected(serving, ErrorCode.NONE)) {
                 return;
             }
-            List<ListedGroup> groups = new ArrayList<>();
-            for (int partition = 0; partition < node.partitions(); partition++) {
-                groups.addAll(node.readAnyReplica(partition,
-                        shard -> shard.listGroups(request.getStatesFilterList(), request.getTypesFilterList())).join());
-            }
-            // Kafka: every group with DESCRIBE on the cluster, else only the groups the caller may
-            // describe, filtered silently (never CLUSTER_AUTHORIZATION_FAILED, no audit lines).
-            if (!authorizer.allowClusterQuietly("ListGroups", AclOperation.DESCRIBE)) {
-                groups.removeIf(g -> !authorizer.allowGroupQuietly("ListGroups", AclOperation.DESCRIBE, g.groupId()));
-            }
-            groups.sort(Comparator.comparing(ListedGroup::groupId));
-            ListGroupsResponse.Builder response = ListGroupsResponse.newBuilder()
-                    .setErrorCode(io.cohort.api.v1.ErrorCode.NONE);
-            groups.forEach(group -> response.addGroups(ApiMapper.toProto(group)));
-            serving.answer(response.build());
+            // The caller's principal lives in this thread's gRPC context; the filter runs later.
+            io.grpc.Context callContext = io.grpc.Context.current();
+            listing.list(request.getStatesFilterList(), request.getTypesFilterList()).thenAccept(listed -> {
+                if (listed.failure() != null) {
+                    serving.answerLater(listed.failure());
+                } else {
+                    serving.answerLater(() -> authorizedListing(callContext, listed));
+                }
+            });
         });
+    }
+
+    /**
+     * Kafka: every group with DESCRIBE on the cluster, else only the groups the caller may describe,
+     * filtered silently (never CLUSTER_AUTHORIZATION_FAILED, no audit lines).
+     */
+    private ListGroupsResponse authorizedListing(io.grpc.Context callContext, LedGroupsListing.Listing listed) {
+        io.grpc.Context previous = callContext.attach();
+        try {
+            boolean describesCluster = authorizer.allowClusterQuietly("ListGroups", AclOperation.DESCRIBE);
+            ListGroupsResponse.Builder response = ListGroupsResponse.newBuilder()
+                    .setErrorCode(io.cohort.api.v1.ErrorCode.NONE).addAllPartitionIndexes(listed.partitions());
+            for (ListedGroup group : listed.groups()) {
+                if (describesCluster || authorizer.allowGroupQuietly("ListGroups", AclOperation.DESCRIBE, group.groupId())) {
+                    response.addGroups(ApiMapper.toProto(group));
+                }
+            }
+            return response.build();
+        } finally {
+            callContext.detach(previous);
+        }
     }
 
     // ---- helpers ----

@@ -150,6 +150,7 @@ class AuthorizationTest {
         // Filtered silently.
         ListGroupsResponse listed = alice.listGroups(ListGroupsRequest.getDefaultInstance());
         assertThat(listed.getErrorCode()).as(listed.getErrorMessage()).isEqualTo(NONE);
+        assertThat(listed.getPartitionIndexesList()).as("the group's partition was read").contains(1);
         assertThat(listed.getGroupsList()).isEmpty();
         // Nothing was changed: the offset is still there and the group still exists.
         var stillThere = groups(leader, adminToken).offsetFetch(
@@ -230,9 +231,13 @@ class AuthorizationTest {
         assertThat(second.getPropagatedToAllNodes()).as("a node is down").isFalse();
         cluster.restartNode(killed);
         cluster.awaitAllLeadersReady();
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(alice(cluster.node(killed))
-                .listGroups(ListGroupsRequest.getDefaultInstance()).getGroupsList())
-                .extracting(ListGroupsResponse.Group::getGroupId).containsExactly(appGroup, otherGroup));
+        // The restarted node applied the ACL it missed: it lets alice find the other group, and the
+        // cluster's list (every node's, merged) shows her both.
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            assertThat(alice(cluster.node(killed)).findCoordinator(FindCoordinatorRequest.newBuilder()
+                    .addGroupIds(otherGroup).build()).getCoordinators(0).getErrorCode()).isEqualTo(NONE);
+            assertThat(listedByAliceOnEveryNode()).containsExactly(appGroup, otherGroup);
+        });
 
         // Remove the second ACL again, so partition 0 has logged enough to snapshot, then restart everything.
         DeleteAclsResponse removed = admin(cluster.leaderOf(0), adminToken).deleteAcls(DeleteAclsRequest.newBuilder()
@@ -274,16 +279,41 @@ class AuthorizationTest {
                 assertThat(found.getCoordinators(0).getErrorCode())
                         .isEqualTo(appAllowed ? NONE : GROUP_AUTHORIZATION_FAILED);
                 assertThat(found.getCoordinators(1).getErrorCode()).isEqualTo(GROUP_AUTHORIZATION_FAILED);
-                assertThat(alice(node).listGroups(ListGroupsRequest.getDefaultInstance()).getGroupsList())
-                        .extracting(ListGroupsResponse.Group::getGroupId)
-                        .containsExactlyElementsOf(appAllowed ? List.of(appGroup) : List.of());
+                // A node lists the partitions it leads (as Kafka's ListGroups), filtered for alice.
+                ListGroupsResponse listed = alice(node).listGroups(ListGroupsRequest.getDefaultInstance());
+                assertThat(listed.getErrorCode()).as(listed.getErrorMessage()).isEqualTo(NONE);
+                boolean leadsApp = listed.getPartitionIndexesList().contains(node.raft.partitionFor(appGroup));
+                assertThat(listed.getGroupsList()).extracting(ListGroupsResponse.Group::getGroupId)
+                        .containsExactlyElementsOf(appAllowed && leadsApp ? List.of(appGroup) : List.of());
             });
         }
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(listedByAliceOnEveryNode())
+                .containsExactlyElementsOf(appAllowed ? List.of(appGroup) : List.of()));
         // Allowed means allowed for real: alice commits to the app- group on its leader.
         OffsetCommitResponse commit = alice(cluster.leaderOf(1)).offsetCommit(Requests.commit(appGroup, "", -1, "t", 0,
                 43L));
         assertThat(commit.getTopics(0).getPartitions(0).getErrorCode())
                 .isEqualTo(appAllowed ? NONE : GROUP_AUTHORIZATION_FAILED);
+    }
+
+    /**
+     * What alice is listed by every running node together (each lists the partitions it leads),
+     * sorted; fails unless every partition was read by some node.
+     */
+    private List<String> listedByAliceOnEveryNode() {
+        java.util.TreeSet<String> groups = new java.util.TreeSet<>();
+        java.util.Set<Integer> partitions = new java.util.TreeSet<>();
+        for (int id = 1; id <= NODES; id++) {
+            CoordinatorTestCluster.Node node = cluster.node(id);
+            if (node != null) {
+                ListGroupsResponse listed = alice(node).listGroups(ListGroupsRequest.getDefaultInstance());
+                assertThat(listed.getErrorCode()).as(listed.getErrorMessage()).isEqualTo(NONE);
+                listed.getGroupsList().forEach(g -> groups.add(g.getGroupId()));
+                partitions.addAll(listed.getPartitionIndexesList());
+            }
+        }
+        assertThat(partitions).as("partitions read").hasSize(PARTITIONS);
+        return List.copyOf(groups);
     }
 
     static AclBinding readPrefix(String principal, String prefix) {

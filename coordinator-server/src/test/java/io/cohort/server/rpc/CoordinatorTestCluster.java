@@ -46,6 +46,9 @@ final class CoordinatorTestCluster implements AutoCloseable {
     private final Security security;
     private final RaftTuning tuning;
     private final boolean inProcess;
+    /** What each node's Raft side reports to: the node's ParkedCalls, or a test's wrapper of them. */
+    private java.util.function.BiFunction<Integer, io.cohort.raft.PartitionListener, io.cohort.raft.PartitionListener>
+            listeners = (id, parked) -> parked;
     private final Node[] nodes;
     /** Every RPC outcome the services reported, as "rpc:code". */
     final List<String> recorded = new CopyOnWriteArrayList<>();
@@ -123,6 +126,19 @@ final class CoordinatorTestCluster implements AutoCloseable {
         return start(new CoordinatorTestCluster(root, nodeCount, partitions, testGroupConfig(), security, tuning));
     }
 
+    /**
+     * As {@link #start(Path, int, int)}, each node's Raft side reporting to
+     * {@code listeners.apply(nodeId, parkedCalls)}: a test wraps the ParkedCalls to watch or hold
+     * the partitions' apply threads (a listener's onApplied runs on them).
+     */
+    static CoordinatorTestCluster startWithListeners(Path root, int nodeCount, int partitions,
+            java.util.function.BiFunction<Integer, io.cohort.raft.PartitionListener, io.cohort.raft.PartitionListener>
+                    listeners) {
+        CoordinatorTestCluster cluster = new CoordinatorTestCluster(root, nodeCount, partitions, testGroupConfig());
+        cluster.listeners = listeners;
+        return start(cluster);
+    }
+
     private static CoordinatorTestCluster start(CoordinatorTestCluster cluster) {
         int nodeCount = cluster.nodes.length - 1;
         try {
@@ -140,7 +156,8 @@ final class CoordinatorTestCluster implements AutoCloseable {
     private void startNode(int id) {
         try {
             ParkedCalls parked = new ParkedCalls();
-            CohortRaftNode raft = CohortRaftNode.start(id, spec, root.resolve("node-" + id), tuning, parked);
+            CohortRaftNode raft = CohortRaftNode.start(id, spec, root.resolve("node-" + id), tuning,
+                    listeners.apply(id, parked));
             RpcMetrics metrics = (rpc, code, nanos) -> recorded.add(rpc + ":" + code);
             io.cohort.server.auth.RequestAuthorizer authorizer = security == null
                     ? io.cohort.server.auth.RequestAuthorizer.ALLOW_ALL

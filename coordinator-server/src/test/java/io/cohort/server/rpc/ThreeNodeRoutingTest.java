@@ -125,9 +125,11 @@ class ThreeNodeRoutingTest {
                 .addGroupIds(group).setConsistency(ReadConsistency.READ_CONSISTENCY_LOCAL).build()).getGroups(0);
         assertThat(described.getErrorCode()).isEqualTo(ErrorCode.NONE);
         assertThat(described.getGroupState()).isEqualTo("Empty");
-        // ListGroups on any node lists the groups of every partition, led there or not.
-        assertThat(follower.blocking().listGroups(ListGroupsRequest.getDefaultInstance()).getGroupsList())
+        // ListGroups is broker-local, as Kafka's: the leader lists the group, a follower does not.
+        assertThat(leader.blocking().listGroups(ListGroupsRequest.getDefaultInstance()).getGroupsList())
                 .extracting(ListGroupsResponse.Group::getGroupId).contains(group);
+        assertThat(follower.blocking().listGroups(ListGroupsRequest.getDefaultInstance()).getGroupsList())
+                .extracting(ListGroupsResponse.Group::getGroupId).doesNotContain(group);
     }
 
     @Test
