@@ -353,9 +353,9 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             boolean logMetadata = booleanValue(LOG_METADATA_ENABLED, defaults.logMetadataEnabled());
             int appenderWaitMs = intValue(APPENDER_WAIT_MIN_MS, defaults.appenderWaitMinMs(), 0, 1_000);
             int lingerMicros = intValue(BATCH_LINGER_MAX_US, defaults.batchLingerMaxMicros(), 0, 1_000_000);
-            return defaults.withElectionTimeouts(minMs, maxMs).withSnapshotEveryEntries(snapshotEvery)
-                    .withBatching(batchCommands, inFlight).withLogMetadata(logMetadata)
-                    .withAppenderWaitMinMs(appenderWaitMs).withBatchLingerMaxMicros(lingerMicros);
+            return defaults.toBuilder().electionTimeouts(minMs, maxMs).snapshotEveryEntries(snapshotEvery)
+                    .batching(batchCommands, inFlight).logMetadataEnabled(logMetadata)
+                    .appenderWaitMinMs(appenderWaitMs).batchLingerMaxMicros(lingerMicros).build();
         }
 
         private GroupConfig groupConfig() {

@@ -118,9 +118,9 @@ class ServerConfigTest {
         assertThat(config.partitions()).isEqualTo(24);
         assertThat(config.metricsPort()).isEqualTo(9300);
         assertThat(config.raftTuning()).isEqualTo(
-                RaftTuning.defaults().withElectionTimeouts(1000, 2000).withSnapshotEveryEntries(500)
-                        .withBatching(64, 4).withLogMetadata(false).withAppenderWaitMinMs(0)
-                        .withBatchLingerMaxMicros(250));
+                RaftTuning.builder().electionTimeouts(1000, 2000).snapshotEveryEntries(500)
+                        .batching(64, 4).logMetadataEnabled(false).appenderWaitMinMs(0)
+                        .batchLingerMaxMicros(250).build());
         assertThat(config.groupConfig()).isEqualTo(new GroupConfig(1000, 60000, 0, 7,
                 GroupConfig.NEW_MEMBER_JOIN_TIMEOUT_MS, 3_600_000L, 30_000L, 100));
     }
