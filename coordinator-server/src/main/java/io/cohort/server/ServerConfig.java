@@ -266,7 +266,7 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             String metricsHost = string(METRICS_HOST, self.host());
             ClientTlsConfig clientTls = ClientTlsSettings.parse(values::get, this::source);
             return new ServerConfig(nodeId, clusterId, peers, dataDir, logDir, partitions, metricsPort,
-                    raftTuning(), groupConfig(), connectionLimits(), raftTls(), metricsHost, clientTls, auth());
+                    raftTuning(partitions), groupConfig(), connectionLimits(), raftTls(), metricsHost, clientTls, auth());
         }
 
         /** Upper bounds: a connection limit past 1,000,000 or a timeout past a day is a typo. */
@@ -338,8 +338,9 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             return new AuthConfig(enabled, superUsers, tokens, rules);
         }
 
-        private RaftTuning raftTuning() {
-            RaftTuning defaults = RaftTuning.defaults();
+        /** The defaults (election timeouts for {@code partitions}: {@link RaftTuning.Builder#electionTimeoutsFor}), then the settings given. */
+        private RaftTuning raftTuning(int partitions) {
+            RaftTuning defaults = RaftTuning.builder().electionTimeoutsFor(partitions).build();
             int minMs = intValue(ELECTION_TIMEOUT_MIN_MS, defaults.electionTimeoutMinMs(), 1, 600_000);
             int maxMs = intValue(ELECTION_TIMEOUT_MAX_MS, defaults.electionTimeoutMaxMs(), 2, 600_000);
             if (maxMs <= minMs) {

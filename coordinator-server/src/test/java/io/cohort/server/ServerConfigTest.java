@@ -126,6 +126,19 @@ class ServerConfigTest {
     }
 
     @Test
+    void testElectionTimeoutsDefaultToThePartitionCountsButAGivenValueWins() {
+        ServerConfig fifty = ServerConfig.of(Map.of("node.id", "1", "offsets.partitions", "50"));
+        assertThat(fifty.raftTuning().electionTimeoutMinMs()).isEqualTo(1_000);
+        assertThat(fifty.raftTuning().electionTimeoutMaxMs()).isEqualTo(2_000);
+        assertThat(fifty.describe()).containsEntry("raft.election.timeout.min.ms", "1000");
+
+        ServerConfig given = ServerConfig.of(Map.of("node.id", "1", "offsets.partitions", "50",
+                "raft.election.timeout.min.ms", "300", "raft.election.timeout.max.ms", "600"));
+        assertThat(given.raftTuning().electionTimeoutMinMs()).isEqualTo(300);
+        assertThat(given.raftTuning().electionTimeoutMaxMs()).isEqualTo(600);
+    }
+
+    @Test
     void testStateLimitsHaveDefaultsAndCanBeSet() {
         assertThat(ServerConfig.of(Map.of("node.id", "1")).groupConfig().limits()).isEqualTo(StateLimits.defaults());
 

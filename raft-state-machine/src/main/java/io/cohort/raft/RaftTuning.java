@@ -173,9 +173,13 @@ public final class RaftTuning {
     /** The values of a tuning being made, starting from the defaults (or a tuning's); {@link #build()} validates. */
     public static final class Builder {
         private static final List<Field> SETTING_FIELDS = instanceFields();
+        static final int ELECTION_TIMEOUT_MIN_MS_FLOOR = 200;
+        static final int ELECTION_TIMEOUT_MAX_MS_FLOOR = 400;
+        static final int ELECTION_TIMEOUT_MIN_MS_MANY = 300;
+        static final int ELECTION_TIMEOUT_MS_PER_PARTITION = 20;
 
-        private int electionTimeoutMinMs = 200;
-        private int electionTimeoutMaxMs = 400;
+        private int electionTimeoutMinMs = ELECTION_TIMEOUT_MIN_MS_FLOOR;
+        private int electionTimeoutMaxMs = ELECTION_TIMEOUT_MAX_MS_FLOOR;
         private int rpcRequestTimeoutMs = 3_000;
         private int leaderStepDownWaitMs = 1_000;
         private long snapshotEveryEntries = 10_000;
@@ -195,6 +199,25 @@ public final class RaftTuning {
         private int batchLingerMaxMicros = 2_000;
 
         private Builder() {
+        }
+
+        /**
+         * The default election timeouts for a node hosting {@code partitions} Raft groups (max is
+         * twice min): {@value #ELECTION_TIMEOUT_MIN_MS_FLOOR} ms with one partition (the failover
+         * tuning of docs/BENCHMARKS.md), else {@value #ELECTION_TIMEOUT_MIN_MS_MANY} ms or
+         * {@value #ELECTION_TIMEOUT_MS_PER_PARTITION} ms per partition, whichever is more. Ratis sends
+         * a heartbeat to each follower every min/2, so a node leading a third of P groups of 3 sends
+         * 4,000 P / (3 min) heartbeats a second: with min growing with P that stays at about 67
+         * whatever P, instead of 330 at P = 50 with 200 ms; and every group adds load that delays
+         * heartbeats. Measured on a loaded machine (docs/OPERATIONS.md, "The cost of a partition"):
+         * 150/300 ms churned from P = 3, 300/600 ms held up to P = 16, and at P = 50 200/400 ms never
+         * settled (terms 38-52 per partition within 3 minutes without a client) while 1,000/2,000 ms
+         * held idle and under load.
+         */
+        public Builder electionTimeoutsFor(int partitions) {
+            int minMs = partitions <= 1 ? ELECTION_TIMEOUT_MIN_MS_FLOOR
+                    : Math.max(ELECTION_TIMEOUT_MIN_MS_MANY, ELECTION_TIMEOUT_MS_PER_PARTITION * partitions);
+            return electionTimeouts(minMs, 2 * minMs);
         }
 
         public Builder electionTimeouts(int minMs, int maxMs) {

@@ -61,4 +61,19 @@ class RaftTuningTest {
         assertThatThrownBy(() -> RaftTuning.builder().batching(0, 1).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("batch limits");
     }
+
+    @Test
+    void testElectionTimeoutsGrowWithThePartitions() {
+        assertThat(RaftTuning.builder().electionTimeoutsFor(1).build()).isEqualTo(RaftTuning.defaults());
+        assertTimeouts(2, 300, 600);
+        assertTimeouts(12, 300, 600);
+        assertTimeouts(16, 320, 640);
+        assertTimeouts(50, 1_000, 2_000);
+    }
+
+    private static void assertTimeouts(int partitions, int minMs, int maxMs) {
+        RaftTuning tuning = RaftTuning.builder().electionTimeoutsFor(partitions).build();
+        assertThat(tuning.electionTimeoutMinMs()).as("min at P=%d", partitions).isEqualTo(minMs);
+        assertThat(tuning.electionTimeoutMaxMs()).as("max at P=%d", partitions).isEqualTo(maxMs);
+    }
 }
