@@ -25,6 +25,9 @@
 #   --kills K         Cohort kills (default 5)               --kafka-kills K (default 3)
 #   --set key=value   a Cohort node setting (repeatable)     --partitions P (default 1)
 #   --nodes N         Cohort nodes (default 3); e.g. --nodes 5 --set offsets.replication.factor=3
+#   --partitions 1,3,6,12,50   partition sweep: each Cohort workload once per P, each on a fresh cluster;
+#                     commit lines then carry cpu_s_per_1k_commits (per node), threads (per node) and
+#                     leader_changes, and the sweep table (ratios against the smallest P) is printed
 #   --tls             Cohort with TLS on the client ports, client certificates required (a throwaway
 #                     CA per run; the settings land in each result's "settings"); Raft-port TLS too
 #                     with --set raft.tls.* (docs/SECURITY.md)

@@ -48,6 +48,14 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--c-warmup-s", description = "commit: seconds of load with each C's fresh committers before its window (default 5; quick 2).")
     Integer cWarmupS;
 
+    @Option(names = "--jit-settle-max-s", description = "commit: after --warmup-s, go on warming up until the nodes' JIT "
+            + "compilers are idle (< 5% of a core each), at most this long (default 120; quick 0).")
+    Integer jitSettleMaxS;
+
+    @Option(names = "--idle-s", description = "commit: measure the nodes' CPU and threads this long without a client "
+            + "first (default 10; quick 0; 0: skip).")
+    Integer idleS;
+
     @Option(names = "--cs", description = "commit: committer counts (default 1,8,32).")
     String cs = "1,8,32";
 
@@ -102,8 +110,10 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--scale-heap", description = "scale: node heap (default -Xmx1g).")
     String scaleHeap = "-Xmx1g";
 
-    @Option(names = "--partitions", description = "Cohort offsets partitions (default 1, the node's default).")
-    int partitions = 1;
+    @Option(names = "--partitions", description = "Cohort offsets partitions (default 1, the node's default); a list "
+            + "(e.g. 1,3,6,12,50) runs each Cohort workload once per count, each on a fresh cluster, and prints the "
+            + "partition sweep table.")
+    String partitions = "1";
 
     @Option(names = "--nodes", description = "Cohort nodes (default 3); with --set offsets.replication.factor=3 "
             + "each partition lives on 3 of them.")
@@ -168,13 +178,23 @@ public final class BenchMain implements Callable<Integer> {
                 : List.of(kafkaJvmOpts.trim().split("\\s+"));
         return new BenchOptions(serverJar.toAbsolutePath(), workDir.toAbsolutePath(),
                 (out != null ? out : quick ? Path.of("bench-results", "tmp") : Path.of("bench-results")).toAbsolutePath(),
-                kafkaClasspath.toAbsolutePath(), vsKafka, kafkaOnly, quick, keep, gitRev, partitions, settings,
+                kafkaClasspath.toAbsolutePath(), vsKafka, kafkaOnly, quick, keep, gitRev, partitionCounts(), settings,
                 List.copyOf(cohortJvmOpts), kafkaArgs,
-                pick(warmupS, 90, 5), pick(measureS, 20, 5), pick(cWarmupS, 5, 2),
+                pick(warmupS, 90, 5), pick(measureS, 20, 5), pick(cWarmupS, 5, 2), pick(jitSettleMaxS, 120, 0),
+                pick(idleS, 10, 0),
                 Machine.intList(cs), Machine.intList(ns != null ? ns : quick ? "10,100" : "10,100,500"),
                 rebalanceSettleMs, rebalanceTimeoutS, memberPollMs,
                 pick(kills, 5, 1), pick(kafkaKills, 3, 1), failoverCommitters, preKillS, observeS, pick(killSettleS, 10, 2), catchUpTimeoutS,
                 pick(groups, 100_000, 10_000), offsetsPerGroup, scaleThreads, scaleClients, scaleVerify, scaleHeap, tls, vsSecure, nodes);
+    }
+
+    private List<Integer> partitionCounts() {
+        List<Integer> counts = Machine.intList(partitions);
+        if (counts.isEmpty() || counts.stream().anyMatch(p -> p < 1)) {
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                    "--partitions needs positive counts, e.g. 1 or 1,3,6,12,50; got " + partitions);
+        }
+        return List.copyOf(counts);
     }
 
     private int pick(Integer given, int full, int quickDefault) {
@@ -203,22 +223,29 @@ public final class BenchMain implements Callable<Integer> {
                 + (o.runKafka() ? (o.runCohort() ? ", cohort and kafka" : ", kafka only") : ", cohort only")
                 + "; load average " + Machine.loadAvg() + "; results -> " + o.outDir());
         for (String w : workloads) {
-            if (o.runCohort()) {
-                runOne("cohort", w, o, results);
-            }
-            if (o.runCohort() && o.vsSecure() && !w.equals(ScaleWorkload.NAME)) {
-                runOne(CohortTarget.SECURED, w, o, results);
+            for (int p : o.partitionCounts()) {
+                if (o.runCohort()) {
+                    runOne("cohort", w, o, results, p);
+                }
+                if (o.runCohort() && o.vsSecure() && !w.equals(ScaleWorkload.NAME)) {
+                    runOne(CohortTarget.SECURED, w, o, results, p);
+                }
             }
             if (o.runKafka() && !w.equals(ScaleWorkload.NAME)) {
-                runOne("kafka", w, o, results);
+                runOne("kafka", w, o, results, 1);
             }
         }
 
         String quickNote = o.quick() ? " (QUICK smoke run: not a measurement)" : "";
         StringBuilder tables = new StringBuilder();
+        String sweep = PartitionSweep.table(results.lines());
+        if (!sweep.isEmpty()) {
+            tables.append("Partition sweep (Cohort commit; ratios against the smallest P of the run), run ")
+                    .append(RUN_ID).append(quickNote).append('\n').append(sweep);
+        }
         String table = Ratios.table(results.lines(), "cohort", "kafka");
         if (!table.isEmpty()) {
-            tables.append("Cohort/Kafka, run ").append(RUN_ID).append(quickNote).append('\n').append(table);
+            tables.append(tables.isEmpty() ? "" : "\n").append("Cohort/Kafka, run ").append(RUN_ID).append(quickNote).append('\n').append(table);
         }
         String security = Ratios.table(results.lines(), CohortTarget.SECURED, "cohort");
         if (!security.isEmpty()) {
@@ -243,19 +270,20 @@ public final class BenchMain implements Callable<Integer> {
         return 0;
     }
 
-    private static void runOne(String system, String workload, BenchOptions o, Results results) {
+    private static void runOne(String system, String workload, BenchOptions o, Results results, int partitions) {
         Target target = null;
         long t0 = System.nanoTime();
-        Machine.log("=== " + workload + " on " + system + " ===");
+        String what = workload + " on " + system + (system.equals("kafka") ? "" : ", P=" + partitions);
+        Machine.log("=== " + what + " ===");
         try {
             boolean scale = workload.equals(ScaleWorkload.NAME);
             boolean secured = system.equals(CohortTarget.SECURED);
             target = system.equals("kafka") ? KafkaTarget.start(o, "kafka-" + workload)
                     : CohortTarget.start(o, (secured ? "bench-secure-" : "bench-") + workload,
-                            scale ? o.scaleHeap() : "-Xmx512m", Map.of(), secured);
+                            scale ? o.scaleHeap() : "-Xmx512m", Map.of(), secured, partitions);
             int failuresBefore = results.failures().size();
             switch (workload) {
-                case CommitWorkload.NAME -> CommitWorkload.run(target, o, results);
+                case CommitWorkload.NAME -> CommitWorkload.run(target, o, system.equals("kafka") ? 1 : partitions, results);
                 case RebalanceWorkload.NAME -> RebalanceWorkload.run(target, o, results);
                 case FailoverWorkload.NAME -> FailoverWorkload.run(target, o, results,
                         system.equals("kafka") ? o.kafkaKills() : o.kills());
@@ -266,8 +294,8 @@ public final class BenchMain implements Callable<Integer> {
                 target.keepFiles();
             }
         } catch (Exception | AssertionError e) {
-            String what = e.toString().replace('\n', ' ');
-            results.fail(system, workload, what.length() > 2000 ? what.substring(0, 2000) + " ..." : what);
+            String error = e.toString().replace('\n', ' ');
+            results.fail(system, workload, error.length() > 2000 ? error.substring(0, 2000) + " ..." : error);
             e.printStackTrace();
             if (target != null) {
                 target.keepFiles();
@@ -276,7 +304,7 @@ public final class BenchMain implements Callable<Integer> {
             if (target != null) {
                 target.close();
             }
-            Machine.log(String.format("=== %s on %s: %.0f s ===", workload, system, (System.nanoTime() - t0) / 1e9));
+            Machine.log(String.format("=== %s: %.0f s ===", what, (System.nanoTime() - t0) / 1e9));
         }
     }
 }

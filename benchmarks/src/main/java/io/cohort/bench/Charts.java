@@ -5,9 +5,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeSet;
 
@@ -57,8 +59,15 @@ final class Charts {
     }
 
     static String commitLatency(List<Map<String, Object>> lines, String note) {
-        List<Map<String, Object>> cohort = of(lines, "cohort", "commit");
-        List<Map<String, Object>> kafka = of(lines, "kafka", "commit");
+        // Measured windows only (not the idle line), and of a partition sweep the smallest P.
+        List<Map<String, Object>> cohortAll = of(lines, "cohort", "commit").stream()
+                .filter(l -> l.get("c") instanceof Number).toList();
+        Object firstP = cohortAll.stream().map(Ratios::partitionsOf).filter(Objects::nonNull)
+                .min(Comparator.comparingInt(p -> ((Number) p).intValue())).orElse(null);
+        List<Map<String, Object>> cohort = cohortAll.stream()
+                .filter(l -> firstP == null || firstP.equals(Ratios.partitionsOf(l))).toList();
+        List<Map<String, Object>> kafka = of(lines, "kafka", "commit").stream()
+                .filter(l -> l.get("c") instanceof Number).toList();
         if (cohort.isEmpty() && kafka.isEmpty()) {
             return null;
         }

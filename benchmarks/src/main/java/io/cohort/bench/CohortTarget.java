@@ -71,12 +71,15 @@ final class CohortTarget implements Target {
      * every partition is led by its preferred node (leaders spread as in production).
      */
     static CohortTarget start(BenchOptions options, String name, String heap, Map<String, String> extraSettings) {
-        return start(options, name, heap, extraSettings, false);
+        return start(options, name, heap, extraSettings, false, options.partitionCounts().get(0));
     }
 
-    /** As {@link #start(BenchOptions, String, String, Map)}; {@code secured}: see the class comment. */
+    /**
+     * As {@link #start(BenchOptions, String, String, Map)} with {@code partitions} offsets partitions;
+     * {@code secured}: see the class comment.
+     */
     static CohortTarget start(BenchOptions options, String name, String heap, Map<String, String> extraSettings,
-            boolean secured) {
+            boolean secured, int partitions) {
         Map<String, String> settings = new LinkedHashMap<>(options.cohortSettings());
         settings.putAll(extraSettings);
         BenchTls tls = options.tls() || secured ? BenchTls.generate(options.workDir().resolve(name + "-certs")) : null;
@@ -87,7 +90,7 @@ final class CohortTarget implements Target {
         // own defaults (C2, G1 on this machine), then the heap and any options given on the command line.
         List<String> jvmArgs = new ArrayList<>(List.of("-XX:TieredStopAtLevel=4", "-XX:-UseSerialGC", "-XX:+UseG1GC", heap));
         jvmArgs.addAll(options.cohortJvmArgs());
-        ProcessCluster.Builder builder = ProcessCluster.builder().nodes(options.nodes()).partitions(options.partitions())
+        ProcessCluster.Builder builder = ProcessCluster.builder().nodes(options.nodes()).partitions(partitions)
                 .clusterId("cohort-bench").name(name).serverJar(options.serverJar())
                 .baseDir(options.workDir()).startTimeout(Duration.ofSeconds(120))
                 .jvmArgs(jvmArgs.toArray(String[]::new));
@@ -98,7 +101,7 @@ final class CohortTarget implements Target {
         if (secured) {
             builder.raftTls();
         }
-        Machine.log("cohort: starting " + options.nodes() + " nodes (" + String.join(" ", jvmArgs) + ", partitions " + options.partitions()
+        Machine.log("cohort: starting " + options.nodes() + " nodes (" + String.join(" ", jvmArgs) + ", partitions " + partitions
                 + (settings.isEmpty() ? "" : ", " + settings) + ")");
         ProcessCluster cluster = builder.start();
         try {

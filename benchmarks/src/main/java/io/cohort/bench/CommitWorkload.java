@@ -1,14 +1,19 @@
 package io.cohort.bench;
 
+import io.cohort.core.PartitionFunction;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.HdrHistogram.Histogram;
 
 /**
- * Workload 1 of docs/BENCHMARKS.md: C concurrent committers, each with its own group
- * {@code bench-g-<i>} and no membership (generation -1), committing partition 0's offset +1
- * synchronously. One JIT warm-up of {@code warmup_s} at the largest C, then per C: {@code c_warmup_s}
- * with fresh committers, then {@code measure_s} measured.
+ * Workload 1 of docs/BENCHMARKS.md: C concurrent committers with no membership (generation -1),
+ * committing partition 0's offset +1 synchronously, their groups spread evenly over the offsets
+ * partitions ({@link #spreadGroups}). One JIT warm-up of {@code warmup_s} at the largest C, then per
+ * C: {@code c_warmup_s} with fresh committers, then {@code measure_s} measured.
  */
 final class CommitWorkload {
     static final String NAME = "commit";
@@ -16,26 +21,42 @@ final class CommitWorkload {
     private CommitWorkload() {
     }
 
-    static void run(Target target, BenchOptions o, Results results) {
+    /**
+     * Runs the workload; {@code partitions} is the target's offsets partition count (1 for Kafka,
+     * whose groups need no spreading: its 50 partitions take the groups as they hash).
+     */
+    static void run(Target target, BenchOptions o, int partitions, Results results) {
+        if (o.idleS() > 0) {
+            measureIdle(target, o, partitions, results);
+        }
         int maxC = Collections.max(o.cs());
-        Machine.log(target.system() + " commit: JIT warm-up, " + o.warmupS() + " s at C=" + maxC);
-        try (CommitterPool warm = new CommitterPool(target, maxC, "bench-g-")) {
+        Machine.log(target.system() + " commit: JIT warm-up, " + o.warmupS() + " s at C=" + maxC
+                + ", then until the JIT compilers are idle (at most " + o.jitSettleMaxS() + " s more)");
+        try (CommitterPool warm = new CommitterPool(target, spreadGroups(maxC, partitions))) {
             warm.beginWindow();
             Machine.sleep(o.warmupS() * 1000L);
+            long settleS = JitSettle.await(target, o.jitSettleMaxS());
             CommitterPool.Window w = warm.endWindow();
-            Machine.log(String.format("%s commit: warm-up done, %.0f commits/s in it, %d failed", target.system(),
-                    w.latencyUs().getTotalCount() / w.seconds(), w.failures()));
+            Machine.log(String.format("%s commit: warm-up done (JIT idle after %d s more), %.0f commits/s in it, "
+                    + "%d failed", target.system(), settleS, w.latencyUs().getTotalCount() / w.seconds(), w.failures()));
         }
         for (int c : o.cs()) {
-            try (CommitterPool pool = new CommitterPool(target, c, "bench-g-")) {
+            List<List<String>> groups = spreadGroups(c, partitions);
+            try (CommitterPool pool = new CommitterPool(target, groups)) {
                 Machine.sleep(o.cWarmupS() * 1000L);
                 Facts facts = Facts.start(target);
                 Map<String, Object> line = results.line(target.system(), NAME);
                 line.put("c", c);
+                if (target instanceof CohortTarget) {
+                    line.put("partitions", partitions);
+                    line.put("groups_per_committer", groups.get(0).size());
+                }
                 double[] applied = target instanceof CohortTarget cohort ? NodeMetrics.applyCounters(cohort) : null;
+                NodeCost.Snapshot costStart = NodeCost.take(target);
                 pool.beginWindow();
                 Machine.sleep(o.measureS() * 1000L);
                 CommitterPool.Window w = pool.endWindow();
+                NodeCost.Snapshot costEnd = NodeCost.take(target);
                 facts.finish(line);
                 Histogram h = w.latencyUs();
                 line.put("commits_per_s", Json.round(h.getTotalCount() / w.seconds(), 1));
@@ -51,6 +72,7 @@ final class CommitWorkload {
                 if (target instanceof CohortTarget cohort) {
                     line.putAll(NodeMetrics.commandsPerEntry(applied, NodeMetrics.applyCounters(cohort)));
                 }
+                line.putAll(NodeCost.between(costStart, costEnd, h.getTotalCount()));
                 line.put("cluster", target.describe());
                 results.emit(line);
                 if (w.failures() > 0) {
@@ -61,6 +83,58 @@ final class CommitWorkload {
                 }
             }
         }
+    }
+
+    /**
+     * The nodes without a client, for {@code idle_s}: CPU (% of one core) and threads per node, and
+     * leader changes: what a partition costs before any load.
+     */
+    private static void measureIdle(Target target, BenchOptions o, int partitions, Results results) {
+        Machine.log(target.system() + " commit: idle for " + o.idleS() + " s");
+        NodeCost.Snapshot start = NodeCost.take(target);
+        Machine.sleep(o.idleS() * 1000L);
+        NodeCost.Snapshot end = NodeCost.take(target);
+        Map<String, Object> line = results.line(target.system(), NAME);
+        line.put("idle", true);
+        if (target instanceof CohortTarget) {
+            line.put("partitions", partitions);
+        }
+        line.put("idle_s", o.idleS());
+        line.putAll(NodeCost.idleBetween(start, end));
+        line.put("cluster", target.describe());
+        results.emit(line);
+    }
+
+    /**
+     * The groups of {@code committers} committers over {@code partitions} offsets partitions: committer
+     * i commits in turn to K = ceil(P / C) groups, its k-th group in partition (i + k C) mod P, so every
+     * partition carries load and no partition carries more than ceil(K C / P) committers' groups.
+     * Group names are {@code bench-g-<i>} (k = 0) or {@code bench-g-<i>-<k>}, with a {@code .<n>} suffix
+     * found by trying n = 1, 2, ... where the plain name hashes elsewhere ({@link PartitionFunction},
+     * Kafka's mapping). With P = 1 every name is plain: the groups of earlier runs.
+     */
+    static List<List<String>> spreadGroups(int committers, int partitions) {
+        int perCommitter = Math.max(1, (partitions + committers - 1) / committers);
+        List<List<String>> out = new ArrayList<>();
+        Set<Integer> loaded = new HashSet<>();
+        for (int i = 0; i < committers; i++) {
+            List<String> groups = new ArrayList<>();
+            for (int k = 0; k < perCommitter; k++) {
+                int target = (i + k * committers) % partitions;
+                String base = "bench-g-" + i + (k == 0 ? "" : "-" + k);
+                String name = base;
+                for (int n = 1; PartitionFunction.partitionFor(name, partitions) != target; n++) {
+                    name = base + "." + n;
+                }
+                groups.add(name);
+                loaded.add(target);
+            }
+            out.add(List.copyOf(groups));
+        }
+        if (loaded.size() != Math.min(partitions, committers * perCommitter)) {
+            throw new IllegalStateException("the groups load " + loaded.size() + " of " + partitions + " partitions");
+        }
+        return out;
     }
 
     static double ms(long us) {

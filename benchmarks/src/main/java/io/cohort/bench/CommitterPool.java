@@ -9,19 +9,23 @@ import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
 /**
- * C committers, each on its own thread with its own client and its own group ({@code <prefix><i>}),
- * committing partition 0's offset 1, 2, 3, ... synchronously: the next commit is sent when the
- * previous one is acknowledged. Latencies (send to acknowledgement, microseconds) go into an
- * HdrHistogram recorder per committer; measurement windows take its interval histogram.
+ * C committers, each on its own thread, committing partition 0's offset 1, 2, 3, ... synchronously:
+ * the next commit is sent when the previous one is acknowledged. Each committer has its own group
+ * ({@code <prefix><i>}), or a few groups that it commits to in turn (each with its own client, as
+ * one application process per group would have), so that C committers load more partitions than C.
+ * Latencies (send to acknowledgement, microseconds) go into an HdrHistogram recorder per committer;
+ * measurement windows take its interval histogram.
  */
 final class CommitterPool implements AutoCloseable {
     final class Worker implements Runnable {
         final int index;
+        /** The committer's first group: the only one of pools made with a group prefix. */
         final String groupId;
-        final Target.Committer committer;
+        /** One per group, committed to in turn. */
+        final List<Target.Committer> committers;
         final Recorder recorder = new Recorder(3);
         final AtomicLong failures = new AtomicLong();
-        /** The highest offset acknowledged to this committer. */
+        /** The highest offset acknowledged to this committer for its first group. */
         volatile long lastAcked;
         /** nanoTime of the latest acknowledgement. */
         volatile long lastAckNanos;
@@ -29,23 +33,28 @@ final class CommitterPool implements AutoCloseable {
         private long[] acks = new long[1024];
         private int ackCount;
 
-        Worker(int index, String groupId, Target.Committer committer) {
+        Worker(int index, String groupId, List<Target.Committer> committers) {
             this.index = index;
             this.groupId = groupId;
-            this.committer = committer;
+            this.committers = committers;
         }
 
         @Override
         public void run() {
-            long next = 0;
+            long[] next = new long[committers.size()];
+            int turn = 0;
             while (!stop.get()) {
-                next++;
+                int slot = turn;
+                turn = (turn + 1) % committers.size();
+                long offset = ++next[slot];
                 long t0 = System.nanoTime();
                 try {
-                    committer.commit(next);
+                    committers.get(slot).commit(offset);
                     long t1 = System.nanoTime();
                     recorder.recordValue(Math.max(1, (t1 - t0) / 1_000));
-                    lastAcked = next;
+                    if (slot == 0) {
+                        lastAcked = offset;
+                    }
                     lastAckNanos = t1;
                     if (recordAcks) {
                         synchronized (this) {
@@ -88,10 +97,20 @@ final class CommitterPool implements AutoCloseable {
     private long windowStart;
     private long failuresAtWindowStart;
 
-    /** Creates the committers (clients connect lazily) and starts them. */
+    /** Creates {@code count} committers of one group each, {@code <groupPrefix><i>}, and starts them. */
     CommitterPool(Target target, int count, String groupPrefix) {
-        for (int i = 0; i < count; i++) {
-            workers.add(new Worker(i, groupPrefix + i, target.committer(groupPrefix + i)));
+        this(target, prefixed(count, groupPrefix));
+    }
+
+    /** Creates one committer per element of {@code groupsPerCommitter} (clients connect lazily) and starts them. */
+    CommitterPool(Target target, List<List<String>> groupsPerCommitter) {
+        for (int i = 0; i < groupsPerCommitter.size(); i++) {
+            List<String> groups = groupsPerCommitter.get(i);
+            List<Target.Committer> committers = new ArrayList<>();
+            for (String group : groups) {
+                committers.add(target.committer(group));
+            }
+            workers.add(new Worker(i, groups.get(0), committers));
         }
         for (Worker w : workers) {
             Thread t = new Thread(w, "committer-" + w.index);
@@ -99,6 +118,14 @@ final class CommitterPool implements AutoCloseable {
             threads.add(t);
         }
         threads.forEach(Thread::start);
+    }
+
+    private static List<List<String>> prefixed(int count, String groupPrefix) {
+        List<List<String>> groups = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            groups.add(List.of(groupPrefix + i));
+        }
+        return groups;
     }
 
     List<Worker> workers() {
@@ -168,10 +195,12 @@ final class CommitterPool implements AutoCloseable {
             }
         }
         for (Worker w : workers) {
-            try {
-                w.committer.close();
-            } catch (RuntimeException e) {
-                // Closing is not measured.
+            for (Target.Committer committer : w.committers) {
+                try {
+                    committer.close();
+                } catch (RuntimeException e) {
+                    // Closing is not measured.
+                }
             }
         }
     }

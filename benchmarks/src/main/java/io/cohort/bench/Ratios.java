@@ -36,6 +36,8 @@ final class Ratios {
         for (Map.Entry<String, List<Figure>> workload : FIGURES.entrySet()) {
             List<Map<String, Object>> ours = select(lines, system, workload.getKey());
             List<Map<String, Object>> theirs = select(lines, baseline, workload.getKey());
+            // A partition sweep runs each workload once per P: the rows name theirs.
+            boolean sweep = ours.stream().map(Ratios::partitionsOf).distinct().count() > 1;
             for (Map<String, Object> c : ours) {
                 Map<String, Object> k = theirs.stream().filter(x -> Objects.equals(param(x), param(c))).findFirst()
                         .orElse(null);
@@ -61,7 +63,8 @@ final class Ratios {
                         verdict = baseline + " better" + (a != 0 && b != 0 ? String.format(" (%.2fx)",
                                 f.higherIsBetter() ? b / a : a / b) : "");
                     }
-                    rows.add(new String[] {workload.getKey(), param(c), f.key(), fmt(a), fmt(b), ratio, verdict});
+                    String label = param(c) + (sweep ? " P=" + partitionsOf(c) : "");
+                    rows.add(new String[] {workload.getKey(), label, f.key(), fmt(a), fmt(b), ratio, verdict});
                 }
             }
         }
@@ -116,6 +119,11 @@ final class Ratios {
             return "N=" + line.get("n");
         }
         return "";
+    }
+
+    /** The Cohort cluster's offsets partitions a line was measured on, or null. */
+    static Object partitionsOf(Map<String, Object> line) {
+        return line.get("cluster") instanceof Map<?, ?> cluster ? cluster.get("partitions") : null;
     }
 
     private static String fmt(double v) {

@@ -298,7 +298,7 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
                         + ": each partition is held by that many distinct nodes");
             }
             return new ServerConfig(nodeId, clusterId, peers, dataDir, logDir, partitions, metricsPort,
-                    raftTuning(), groupConfig(), connectionLimits(), raftTls(), metricsHost, clientTls, auth(),
+                    raftTuning(partitions), groupConfig(), connectionLimits(), raftTls(), metricsHost, clientTls, auth(),
                     replicationFactor, racks(peers));
         }
 
@@ -404,8 +404,9 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             return new AuthConfig(enabled, superUsers, tokens, rules);
         }
 
-        private RaftTuning raftTuning() {
-            RaftTuning defaults = RaftTuning.defaults();
+        /** The defaults (election timeouts for {@code partitions}: {@link RaftTuning.Builder#electionTimeoutsFor}), then the settings given. */
+        private RaftTuning raftTuning(int partitions) {
+            RaftTuning defaults = RaftTuning.builder().electionTimeoutsFor(partitions).build();
             int minMs = intValue(ELECTION_TIMEOUT_MIN_MS, defaults.electionTimeoutMinMs(), 1, 600_000);
             int maxMs = intValue(ELECTION_TIMEOUT_MAX_MS, defaults.electionTimeoutMaxMs(), 2, 600_000);
             if (maxMs <= minMs) {
@@ -419,9 +420,9 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             boolean logMetadata = booleanValue(LOG_METADATA_ENABLED, defaults.logMetadataEnabled());
             int appenderWaitMs = intValue(APPENDER_WAIT_MIN_MS, defaults.appenderWaitMinMs(), 0, 1_000);
             int lingerMicros = intValue(BATCH_LINGER_MAX_US, defaults.batchLingerMaxMicros(), 0, 1_000_000);
-            return defaults.withElectionTimeouts(minMs, maxMs).withSnapshotEveryEntries(snapshotEvery)
-                    .withBatching(batchCommands, inFlight).withLogMetadata(logMetadata)
-                    .withAppenderWaitMinMs(appenderWaitMs).withBatchLingerMaxMicros(lingerMicros);
+            return defaults.toBuilder().electionTimeouts(minMs, maxMs).snapshotEveryEntries(snapshotEvery)
+                    .batching(batchCommands, inFlight).logMetadataEnabled(logMetadata)
+                    .appenderWaitMinMs(appenderWaitMs).batchLingerMaxMicros(lingerMicros).build();
         }
 
         private GroupConfig groupConfig() {

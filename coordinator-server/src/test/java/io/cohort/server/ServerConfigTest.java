@@ -118,11 +118,24 @@ class ServerConfigTest {
         assertThat(config.partitions()).isEqualTo(24);
         assertThat(config.metricsPort()).isEqualTo(9300);
         assertThat(config.raftTuning()).isEqualTo(
-                RaftTuning.defaults().withElectionTimeouts(1000, 2000).withSnapshotEveryEntries(500)
-                        .withBatching(64, 4).withLogMetadata(false).withAppenderWaitMinMs(0)
-                        .withBatchLingerMaxMicros(250));
+                RaftTuning.builder().electionTimeouts(1000, 2000).snapshotEveryEntries(500)
+                        .batching(64, 4).logMetadataEnabled(false).appenderWaitMinMs(0)
+                        .batchLingerMaxMicros(250).build());
         assertThat(config.groupConfig()).isEqualTo(new GroupConfig(1000, 60000, 0, 7,
                 GroupConfig.NEW_MEMBER_JOIN_TIMEOUT_MS, 3_600_000L, 30_000L, 100));
+    }
+
+    @Test
+    void testElectionTimeoutsDefaultToThePartitionCountsButAGivenValueWins() {
+        ServerConfig fifty = ServerConfig.of(Map.of("node.id", "1", "offsets.partitions", "50"));
+        assertThat(fifty.raftTuning().electionTimeoutMinMs()).isEqualTo(1_000);
+        assertThat(fifty.raftTuning().electionTimeoutMaxMs()).isEqualTo(2_000);
+        assertThat(fifty.describe()).containsEntry("raft.election.timeout.min.ms", "1000");
+
+        ServerConfig given = ServerConfig.of(Map.of("node.id", "1", "offsets.partitions", "50",
+                "raft.election.timeout.min.ms", "300", "raft.election.timeout.max.ms", "600"));
+        assertThat(given.raftTuning().electionTimeoutMinMs()).isEqualTo(300);
+        assertThat(given.raftTuning().electionTimeoutMaxMs()).isEqualTo(600);
     }
 
     @Test

@@ -1,152 +1,185 @@
 package io.cohort.raft;
 
-import java.util.function.Consumer;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 
 /**
  * The Ratis settings Cohort chooses, each with its reason (docs/OPERATIONS.md has the measurements).
+ * Immutable; made with {@link #builder()} (the defaults, then what the caller changes) or
+ * {@link #toBuilder()} (this tuning, then what the caller changes):
  *
- * @param electionTimeoutMinMs      Raft election timeout lower bound
- * @param electionTimeoutMaxMs      Raft election timeout upper bound
- * @param rpcRequestTimeoutMs       Ratis server-to-server request timeout
- * @param leaderStepDownWaitMs      how long a leader that stepped down waits before standing again
- * @param snapshotEveryEntries      take a snapshot after this many applied entries (auto trigger)
- * @param snapshotRetentionFiles    snapshots kept on disk per partition
- * @param segmentSizeMaxBytes       Raft log segment size
- * @param preallocatedBytes         bytes preallocated per new segment
- * @param writeBufferBytes          the log writer's direct buffer, per partition
- * @param maxBatchCommands          group commit: most commands in one log entry
- * @param maxBatchBytes             group commit: most encoded bytes in one log entry (soft)
- * @param maxInFlightEntries        group commit: entries outstanding per partition before queueing
- * @param proposalTimeoutMs         how long a proposal may take before its outcome is unknown
- * @param readTimeoutMs             linearizable read (read index) timeout
- * @param leaderLeaseEnabled        serve linearizable reads from the leader lease when valid
- * @param leaderBalanceHoldMs       a new leader keeps a partition at least this long before handing it
- *                                  to the partition's preferred node
- * @param logMetadataEnabled        Ratis writes a metadata entry (the commit index) to the log after
- *                                  every commit-index advance. Off: it doubled the log writes of a
- *                                  lightly loaded partition, and Raft needs no persisted commit index
- * @param appenderWaitMinMs         Ratis's least time between two AppendEntries sends to one follower
- *                                  ({@code raft.server.log.appender.wait-time.min}); an entry ready
- *                                  sooner waits for it
- * @param batchLingerMaxMicros      group commit: how long a free slot may wait for the commands the
- *                                  next entry is expected to carry ({@link Proposer}); 0: never wait
+ * <pre>{@code RaftTuning.builder().electionTimeouts(300, 600).snapshotEveryEntries(500).build()}</pre>
+ *
+ * <p>A new setting is one field with its default and one setter in {@link Builder}, and one accessor
+ * here: no constructor call elsewhere changes, and equality, hashing and {@link #toString()} follow
+ * the builder's fields by themselves.
  */
-public record RaftTuning(
-        int electionTimeoutMinMs,
-        int electionTimeoutMaxMs,
-        int rpcRequestTimeoutMs,
-        int leaderStepDownWaitMs,
-        long snapshotEveryEntries,
-        int snapshotRetentionFiles,
-        long segmentSizeMaxBytes,
-        long preallocatedBytes,
-        long writeBufferBytes,
-        int maxBatchCommands,
-        int maxBatchBytes,
-        int maxInFlightEntries,
-        long proposalTimeoutMs,
-        long readTimeoutMs,
-        boolean leaderLeaseEnabled,
-        long leaderBalanceHoldMs,
-        boolean logMetadataEnabled,
-        int appenderWaitMinMs,
-        int batchLingerMaxMicros) {
+public final class RaftTuning {
+    private final Builder values;
+    /** The values of every setting, in declaration order: what equality, hashing and toString use. */
+    private final List<Object> settings;
 
-    public RaftTuning {
-        if (electionTimeoutMinMs <= 0 || electionTimeoutMaxMs <= electionTimeoutMinMs) {
-            throw new IllegalArgumentException("election timeout must be 0 < min < max, got "
-                    + electionTimeoutMinMs + ".." + electionTimeoutMaxMs);
-        }
-        if (appenderWaitMinMs < 0 || batchLingerMaxMicros < 0) {
-            throw new IllegalArgumentException("appender wait and batch linger must be >= 0, got "
-                    + appenderWaitMinMs + " ms and " + batchLingerMaxMicros + " us");
-        }
-        if (maxBatchCommands < 1 || maxInFlightEntries < 1 || maxBatchBytes < 1) {
-            throw new IllegalArgumentException("batch limits must be positive");
-        }
+    private RaftTuning(Builder values) {
+        this.values = values;
+        this.settings = values.settings();
     }
 
     /** The defaults; see docs/OPERATIONS.md ("Raft settings") for why each value. */
     public static RaftTuning defaults() {
-        return new Builder().build();
+        return builder().build();
     }
 
-    /** A copy of this tuning with {@code change} applied to its values (validated again). */
-    private RaftTuning with(Consumer<Builder> change) {
-        Builder b = new Builder();
-        b.electionTimeoutMinMs = electionTimeoutMinMs;
-        b.electionTimeoutMaxMs = electionTimeoutMaxMs;
-        b.rpcRequestTimeoutMs = rpcRequestTimeoutMs;
-        b.leaderStepDownWaitMs = leaderStepDownWaitMs;
-        b.snapshotEveryEntries = snapshotEveryEntries;
-        b.snapshotRetentionFiles = snapshotRetentionFiles;
-        b.segmentSizeMaxBytes = segmentSizeMaxBytes;
-        b.preallocatedBytes = preallocatedBytes;
-        b.writeBufferBytes = writeBufferBytes;
-        b.maxBatchCommands = maxBatchCommands;
-        b.maxBatchBytes = maxBatchBytes;
-        b.maxInFlightEntries = maxInFlightEntries;
-        b.proposalTimeoutMs = proposalTimeoutMs;
-        b.readTimeoutMs = readTimeoutMs;
-        b.leaderLeaseEnabled = leaderLeaseEnabled;
-        b.leaderBalanceHoldMs = leaderBalanceHoldMs;
-        b.logMetadataEnabled = logMetadataEnabled;
-        b.appenderWaitMinMs = appenderWaitMinMs;
-        b.batchLingerMaxMicros = batchLingerMaxMicros;
-        change.accept(b);
-        return b.build();
+    /** A builder holding the defaults. */
+    public static Builder builder() {
+        return new Builder();
     }
 
-    public RaftTuning withElectionTimeouts(int minMs, int maxMs) {
-        return with(b -> {
-            b.electionTimeoutMinMs = minMs;
-            b.electionTimeoutMaxMs = maxMs;
-        });
+    /** A builder holding this tuning's values. */
+    public Builder toBuilder() {
+        return values.copy();
     }
 
-    public RaftTuning withSnapshotEveryEntries(long entries) {
-        return with(b -> b.snapshotEveryEntries = entries);
+    /** Raft election timeout lower bound. */
+    public int electionTimeoutMinMs() {
+        return values.electionTimeoutMinMs;
     }
 
-    public RaftTuning withBatching(int commands, int inFlight) {
-        return with(b -> {
-            b.maxBatchCommands = commands;
-            b.maxInFlightEntries = inFlight;
-        });
+    /** Raft election timeout upper bound. */
+    public int electionTimeoutMaxMs() {
+        return values.electionTimeoutMaxMs;
     }
 
-    public RaftTuning withProposalTimeoutMs(long timeoutMs) {
-        return with(b -> b.proposalTimeoutMs = timeoutMs);
+    /** Ratis server-to-server request timeout. */
+    public int rpcRequestTimeoutMs() {
+        return values.rpcRequestTimeoutMs;
     }
 
-    public RaftTuning withLeaderBalanceHoldMs(long holdMs) {
-        return with(b -> b.leaderBalanceHoldMs = holdMs);
+    /** How long a leader that stepped down waits before standing again. */
+    public int leaderStepDownWaitMs() {
+        return values.leaderStepDownWaitMs;
     }
 
-    /** Smaller log segments (and preallocation), so that tests fill and purge closed segments quickly. */
-    public RaftTuning withSegmentSizeMaxBytes(long segmentBytes) {
-        return with(b -> {
-            b.segmentSizeMaxBytes = segmentBytes;
-            b.preallocatedBytes = Math.min(preallocatedBytes, segmentBytes);
-        });
+    /** Take a snapshot after this many applied entries (auto trigger). */
+    public long snapshotEveryEntries() {
+        return values.snapshotEveryEntries;
     }
 
-    public RaftTuning withLogMetadata(boolean enabled) {
-        return with(b -> b.logMetadataEnabled = enabled);
+    /** Snapshots kept on disk per partition. */
+    public int snapshotRetentionFiles() {
+        return values.snapshotRetentionFiles;
     }
 
-    public RaftTuning withAppenderWaitMinMs(int waitMs) {
-        return with(b -> b.appenderWaitMinMs = waitMs);
+    /** Raft log segment size. */
+    public long segmentSizeMaxBytes() {
+        return values.segmentSizeMaxBytes;
     }
 
-    public RaftTuning withBatchLingerMaxMicros(int lingerMicros) {
-        return with(b -> b.batchLingerMaxMicros = lingerMicros);
+    /** Bytes preallocated per new segment. */
+    public long preallocatedBytes() {
+        return values.preallocatedBytes;
     }
 
-    /** The values of a tuning being made, starting from the defaults; {@link #build()} validates. */
-    private static final class Builder {
-        private int electionTimeoutMinMs = 200;
-        private int electionTimeoutMaxMs = 400;
+    /** The log writer's direct buffer, per partition. */
+    public long writeBufferBytes() {
+        return values.writeBufferBytes;
+    }
+
+    /** Group commit: most commands in one log entry. */
+    public int maxBatchCommands() {
+        return values.maxBatchCommands;
+    }
+
+    /** Group commit: most encoded bytes in one log entry (soft). */
+    public int maxBatchBytes() {
+        return values.maxBatchBytes;
+    }
+
+    /** Group commit: entries outstanding per partition before queueing. */
+    public int maxInFlightEntries() {
+        return values.maxInFlightEntries;
+    }
+
+    /** How long a proposal may take before its outcome is unknown. */
+    public long proposalTimeoutMs() {
+        return values.proposalTimeoutMs;
+    }
+
+    /** Linearizable read (read index) timeout. */
+    public long readTimeoutMs() {
+        return values.readTimeoutMs;
+    }
+
+    /** Serve linearizable reads from the leader lease when valid. */
+    public boolean leaderLeaseEnabled() {
+        return values.leaderLeaseEnabled;
+    }
+
+    /**
+     * A new leader keeps a partition at least this long before handing it to the partition's
+     * preferred node.
+     */
+    public long leaderBalanceHoldMs() {
+        return values.leaderBalanceHoldMs;
+    }
+
+    /**
+     * Ratis writes a metadata entry (the commit index) to the log after every commit-index advance.
+     * Off: it doubled the log writes of a lightly loaded partition, and Raft needs no persisted
+     * commit index.
+     */
+    public boolean logMetadataEnabled() {
+        return values.logMetadataEnabled;
+    }
+
+    /**
+     * Ratis's least time between two AppendEntries sends to one follower
+     * ({@code raft.server.log.appender.wait-time.min}); an entry ready sooner waits for it.
+     */
+    public int appenderWaitMinMs() {
+        return values.appenderWaitMinMs;
+    }
+
+    /**
+     * Group commit: how long a free slot may wait for the commands the next entry is expected to
+     * carry ({@link Proposer}); 0: never wait.
+     */
+    public int batchLingerMaxMicros() {
+        return values.batchLingerMaxMicros;
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof RaftTuning that && settings.equals(that.settings);
+    }
+
+    @Override
+    public int hashCode() {
+        return settings.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder out = new StringBuilder("RaftTuning[");
+        List<Field> fields = Builder.settingFields();
+        for (int i = 0; i < fields.size(); i++) {
+            out.append(i == 0 ? "" : ", ").append(fields.get(i).getName()).append('=').append(settings.get(i));
+        }
+        return out.append(']').toString();
+    }
+
+    /** The values of a tuning being made, starting from the defaults (or a tuning's); {@link #build()} validates. */
+    public static final class Builder {
+        private static final List<Field> SETTING_FIELDS = instanceFields();
+        static final int ELECTION_TIMEOUT_MIN_MS_FLOOR = 200;
+        static final int ELECTION_TIMEOUT_MAX_MS_FLOOR = 400;
+        static final int ELECTION_TIMEOUT_MIN_MS_MANY = 300;
+        static final int ELECTION_TIMEOUT_MS_PER_PARTITION = 20;
+
+        private int electionTimeoutMinMs = ELECTION_TIMEOUT_MIN_MS_FLOOR;
+        private int electionTimeoutMaxMs = ELECTION_TIMEOUT_MAX_MS_FLOOR;
         private int rpcRequestTimeoutMs = 3_000;
         private int leaderStepDownWaitMs = 1_000;
         private long snapshotEveryEntries = 10_000;
@@ -168,12 +201,164 @@ public record RaftTuning(
         private Builder() {
         }
 
-        RaftTuning build() {
-            return new RaftTuning(
-                    electionTimeoutMinMs, electionTimeoutMaxMs, rpcRequestTimeoutMs, leaderStepDownWaitMs,
-                    snapshotEveryEntries, snapshotRetentionFiles, segmentSizeMaxBytes, preallocatedBytes, writeBufferBytes,
-                    maxBatchCommands, maxBatchBytes, maxInFlightEntries, proposalTimeoutMs, readTimeoutMs,
-                    leaderLeaseEnabled, leaderBalanceHoldMs, logMetadataEnabled, appenderWaitMinMs, batchLingerMaxMicros);
+        /**
+         * The default election timeouts for a node hosting {@code partitions} Raft groups (max is
+         * twice min): {@value #ELECTION_TIMEOUT_MIN_MS_FLOOR} ms with one partition (the failover
+         * tuning of docs/BENCHMARKS.md), else {@value #ELECTION_TIMEOUT_MIN_MS_MANY} ms or
+         * {@value #ELECTION_TIMEOUT_MS_PER_PARTITION} ms per partition, whichever is more. Ratis sends
+         * a heartbeat to each follower every min/2, so a node leading a third of P groups of 3 sends
+         * 4,000 P / (3 min) heartbeats a second: with min growing with P that stays at about 67
+         * whatever P, instead of 330 at P = 50 with 200 ms; and every group adds load that delays
+         * heartbeats. Measured on a loaded machine (docs/OPERATIONS.md, "The cost of a partition"):
+         * 150/300 ms churned from P = 3, 300/600 ms held up to P = 16, and at P = 50 200/400 ms never
+         * settled (terms 38-52 per partition within 3 minutes without a client) while 1,000/2,000 ms
+         * held idle and under load.
+         */
+        public Builder electionTimeoutsFor(int partitions) {
+            int minMs = partitions <= 1 ? ELECTION_TIMEOUT_MIN_MS_FLOOR
+                    : Math.max(ELECTION_TIMEOUT_MIN_MS_MANY, ELECTION_TIMEOUT_MS_PER_PARTITION * partitions);
+            return electionTimeouts(minMs, 2 * minMs);
+        }
+
+        public Builder electionTimeouts(int minMs, int maxMs) {
+            this.electionTimeoutMinMs = minMs;
+            this.electionTimeoutMaxMs = maxMs;
+            return this;
+        }
+
+        public Builder rpcRequestTimeoutMs(int timeoutMs) {
+            this.rpcRequestTimeoutMs = timeoutMs;
+            return this;
+        }
+
+        public Builder leaderStepDownWaitMs(int waitMs) {
+            this.leaderStepDownWaitMs = waitMs;
+            return this;
+        }
+
+        public Builder snapshotEveryEntries(long entries) {
+            this.snapshotEveryEntries = entries;
+            return this;
+        }
+
+        public Builder snapshotRetentionFiles(int files) {
+            this.snapshotRetentionFiles = files;
+            return this;
+        }
+
+        /** Smaller log segments (and preallocation), so that tests fill and purge closed segments quickly. */
+        public Builder segmentSizeMaxBytes(long segmentBytes) {
+            this.segmentSizeMaxBytes = segmentBytes;
+            this.preallocatedBytes = Math.min(preallocatedBytes, segmentBytes);
+            return this;
+        }
+
+        public Builder writeBufferBytes(long bytes) {
+            this.writeBufferBytes = bytes;
+            return this;
+        }
+
+        /** Group commit: most commands per entry, and entries in flight per partition. */
+        public Builder batching(int commands, int inFlight) {
+            this.maxBatchCommands = commands;
+            this.maxInFlightEntries = inFlight;
+            return this;
+        }
+
+        public Builder maxBatchBytes(int bytes) {
+            this.maxBatchBytes = bytes;
+            return this;
+        }
+
+        public Builder proposalTimeoutMs(long timeoutMs) {
+            this.proposalTimeoutMs = timeoutMs;
+            return this;
+        }
+
+        public Builder readTimeoutMs(long timeoutMs) {
+            this.readTimeoutMs = timeoutMs;
+            return this;
+        }
+
+        public Builder leaderLeaseEnabled(boolean enabled) {
+            this.leaderLeaseEnabled = enabled;
+            return this;
+        }
+
+        public Builder leaderBalanceHoldMs(long holdMs) {
+            this.leaderBalanceHoldMs = holdMs;
+            return this;
+        }
+
+        public Builder logMetadataEnabled(boolean enabled) {
+            this.logMetadataEnabled = enabled;
+            return this;
+        }
+
+        public Builder appenderWaitMinMs(int waitMs) {
+            this.appenderWaitMinMs = waitMs;
+            return this;
+        }
+
+        public Builder batchLingerMaxMicros(int lingerMicros) {
+            this.batchLingerMaxMicros = lingerMicros;
+            return this;
+        }
+
+        /** The tuning; throws IllegalArgumentException for values that cannot work together. */
+        public RaftTuning build() {
+            if (electionTimeoutMinMs <= 0 || electionTimeoutMaxMs <= electionTimeoutMinMs) {
+                throw new IllegalArgumentException("election timeout must be 0 < min < max, got "
+                        + electionTimeoutMinMs + ".." + electionTimeoutMaxMs);
+            }
+            if (appenderWaitMinMs < 0 || batchLingerMaxMicros < 0) {
+                throw new IllegalArgumentException("appender wait and batch linger must be >= 0, got "
+                        + appenderWaitMinMs + " ms and " + batchLingerMaxMicros + " us");
+            }
+            if (maxBatchCommands < 1 || maxInFlightEntries < 1 || maxBatchBytes < 1) {
+                throw new IllegalArgumentException("batch limits must be positive");
+            }
+            // A copy: the builder may go on being changed without changing what it built.
+            return new RaftTuning(copy());
+        }
+
+        private Builder copy() {
+            Builder copy = new Builder();
+            try {
+                for (Field field : settingFields()) {
+                    field.set(copy, field.get(this));
+                }
+            } catch (IllegalAccessException e) {
+                throw new IllegalStateException(e);
+            }
+            return copy;
+        }
+
+        private List<Object> settings() {
+            List<Object> out = new ArrayList<>();
+            try {
+                for (Field field : settingFields()) {
+                    out.add(field.get(this));
+                }
+            } catch (IllegalAccessException e) {
+                throw new IllegalStateException(e);
+            }
+            return Collections.unmodifiableList(out);
+        }
+
+        /** Every setting is an instance field of this class: copying and comparing need no list of them. */
+        private static List<Field> settingFields() {
+            return SETTING_FIELDS;
+        }
+
+        private static List<Field> instanceFields() {
+            List<Field> fields = new ArrayList<>();
+            for (Field field : Builder.class.getDeclaredFields()) {
+                if (!Modifier.isStatic(field.getModifiers())) {
+                    fields.add(field);
+                }
+            }
+            return List.copyOf(fields);
         }
     }
 }

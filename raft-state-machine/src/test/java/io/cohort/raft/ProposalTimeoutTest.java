@@ -28,8 +28,8 @@ class ProposalTimeoutTest {
 
     @Test
     void testACommitThatCannotCommitIsAnsweredWhenTheProposalTimeoutRunsOut() throws Exception {
-        RaftTuning tuning = RaftTestCluster.TEST_TUNING.withElectionTimeouts(8_000, 9_000)
-                .withProposalTimeoutMs(PROPOSAL_TIMEOUT_MS);
+        RaftTuning tuning = RaftTestCluster.TEST_TUNING.toBuilder().electionTimeouts(8_000, 9_000)
+                .proposalTimeoutMs(PROPOSAL_TIMEOUT_MS).build();
         try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GroupConfig.defaults(), tuning)) {
             CohortRaftNode leader = cluster.leaderOf(0);
             assertThat(leader.submit(0, Commands.simpleCommit("g", "t", 0, 1)).get(20, TimeUnit.SECONDS)).isNotNull();

@@ -52,7 +52,7 @@ class RaftMutualTlsTest {
      * so that a test machine's load (starting the outsider's Raft server beside the others) does
      * not pass for a disruption.
      */
-    private static final RaftTuning PATIENT = RaftTestCluster.TEST_TUNING.withElectionTimeouts(1_000, 2_000);
+    private static final RaftTuning PATIENT = RaftTestCluster.TEST_TUNING.toBuilder().electionTimeouts(1_000, 2_000).build();
     /** Several of the outsider's election timeouts and many of the leaders' retries to reach it. */
     private static final Duration UNDISTURBED_FOR = Duration.ofSeconds(6);
 

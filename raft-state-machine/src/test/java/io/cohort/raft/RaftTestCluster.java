@@ -23,7 +23,7 @@ import java.util.stream.IntStream;
  */
 final class RaftTestCluster implements AutoCloseable {
     /** Fast timeouts are fine for 3 nodes with a few partitions in one JVM. */
-    static final RaftTuning TEST_TUNING = RaftTuning.defaults().withElectionTimeouts(300, 600).withLeaderBalanceHoldMs(1_000);
+    static final RaftTuning TEST_TUNING = RaftTuning.builder().electionTimeouts(300, 600).leaderBalanceHoldMs(1_000).build();
 
     final Path root;
     final ClusterSpec spec;

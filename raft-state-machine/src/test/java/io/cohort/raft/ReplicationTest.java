@@ -177,7 +177,7 @@ class ReplicationTest {
     void synchronousClientsInLockstepShareOneEntryPerRoundAndALoneClientNeverWaits() throws Exception {
         int clients = 8;
         int rounds = 40;
-        RaftTuning longLinger = RaftTestCluster.TEST_TUNING.withBatchLingerMaxMicros(2_000_000);
+        RaftTuning longLinger = RaftTestCluster.TEST_TUNING.toBuilder().batchLingerMaxMicros(2_000_000).build();
         ExecutorService threads = Executors.newFixedThreadPool(clients);
         try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS, longLinger)) {
             CohortRaftNode leader = cluster.leaderOf(0);
@@ -329,8 +329,8 @@ class ReplicationTest {
     @Test
     void aFollowerBehindThePurgedLogIsCaughtUpBySnapshotInstall() throws Exception {
         // Small segments: Ratis purges only closed segments, so 200 entries must span several.
-        RaftTuning snapshotOften = RaftTestCluster.TEST_TUNING.withSnapshotEveryEntries(20).withBatching(1, 1)
-                .withSegmentSizeMaxBytes(4 << 10);
+        RaftTuning snapshotOften = RaftTestCluster.TEST_TUNING.toBuilder().snapshotEveryEntries(20).batching(1, 1)
+                .segmentSizeMaxBytes(4 << 10).build();
         try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS, snapshotOften)) {
             CohortRaftNode leader = cluster.leaderOf(0);
             int followerId = (leader.nodeId() + 1) % 3;
@@ -377,8 +377,8 @@ class ReplicationTest {
         // Segments smaller than one entry: each entry gets its own segment, so purging up to the
         // snapshot leaves the log starting exactly at the snapshot's entry. No metadata entries, so
         // that one commit is one log entry.
-        RaftTuning tuning = RaftTestCluster.TEST_TUNING.withSnapshotEveryEntries(snapshotEvery).withBatching(1, 1)
-                .withSegmentSizeMaxBytes(16).withLogMetadata(false);
+        RaftTuning tuning = RaftTestCluster.TEST_TUNING.toBuilder().snapshotEveryEntries(snapshotEvery).batching(1, 1)
+                .segmentSizeMaxBytes(16).logMetadataEnabled(false).build();
         try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS, tuning)) {
             CohortRaftNode leader = cluster.leaderOf(0);
             int i = 0;
@@ -442,7 +442,7 @@ class ReplicationTest {
     void restartingEveryNodeRecoversEveryAcknowledgedCommit() throws Exception {
         Map<String, Long> acknowledged = new HashMap<>();
         RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 2, GROUPS,
-                RaftTestCluster.TEST_TUNING.withSnapshotEveryEntries(40));
+                RaftTestCluster.TEST_TUNING.toBuilder().snapshotEveryEntries(40).build());
         try {
             for (int i = 0; i < 120; i++) {
                 String group = "g" + (i % 6);

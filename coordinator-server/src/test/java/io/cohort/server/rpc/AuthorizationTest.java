@@ -56,7 +56,7 @@ class AuthorizationTest {
     static final int NODES = 3;
     static final int PARTITIONS = 3;
     /** Small, so partition 0 (which holds the ACLs) snapshots during the test. */
-    static final RaftTuning TUNING = CoordinatorTestCluster.TEST_TUNING.withSnapshotEveryEntries(4);
+    static final RaftTuning TUNING = CoordinatorTestCluster.TEST_TUNING.toBuilder().snapshotEveryEntries(4).build();
 
     @TempDir
     Path root;

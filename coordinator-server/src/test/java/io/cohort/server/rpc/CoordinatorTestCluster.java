@@ -36,7 +36,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class CoordinatorTestCluster implements AutoCloseable {
     /** Fast elections are fine for a few partitions in one JVM (as in raft-state-machine's tests). */
-    static final RaftTuning TEST_TUNING = RaftTuning.defaults().withElectionTimeouts(300, 600);
+    static final RaftTuning TEST_TUNING = RaftTuning.builder().electionTimeouts(300, 600).build();
     /** Small, so a new group's first join phase ends quickly. */
     static final int INITIAL_REBALANCE_DELAY_MS = 100;
 

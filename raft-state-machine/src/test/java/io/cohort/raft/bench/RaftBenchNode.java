@@ -44,9 +44,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *   <li>{@code node}: this node's id; {@code peers}: {@code 0=127.0.0.1:raftPort:clientPort,1=...}
  *   <li>{@code partitions}: P; {@code cluster}: the cluster id
  *   <li>{@code etMin}, {@code etMax}: election timeouts in ms (default: {@link RaftTuning#defaults()})
- *   <li>{@code batch}, {@code inflight}: {@link RaftTuning#withBatching} (default: the tuning's own)
+ *   <li>{@code batch}, {@code inflight}: {@link RaftTuning.Builder#batching} (default: the tuning's own)
  *   <li>{@code committers}: committers per partition this node leads (changeable at run time)
- *   <li>{@code snapshotEvery}: {@link RaftTuning#withSnapshotEveryEntries} (default: the tuning's own)
+ *   <li>{@code snapshotEvery}: {@link RaftTuning.Builder#snapshotEveryEntries} (default: the tuning's own)
  *   <li>{@code dataDir}: the node's data dir
  * </ul>
  *
@@ -125,18 +125,20 @@ public final class RaftBenchNode {
             peers.add(NodeAddress.parse(peer));
         }
         ClusterSpec spec = new ClusterSpec(opt(opts, "cluster", "bench"), partitions, peers, GroupConfig.defaults());
-        RaftTuning tuning = RaftTuning.defaults();
+        RaftTuning defaults = RaftTuning.defaults();
+        RaftTuning.Builder builder = defaults.toBuilder();
         if (opts.containsKey("etMin") || opts.containsKey("etMax")) {
-            tuning = tuning.withElectionTimeouts(Integer.parseInt(opt(opts, "etMin", null)),
+            builder.electionTimeouts(Integer.parseInt(opt(opts, "etMin", null)),
                     Integer.parseInt(opt(opts, "etMax", null)));
         }
         if (opts.containsKey("batch") || opts.containsKey("inflight")) {
-            tuning = tuning.withBatching(Integer.parseInt(opt(opts, "batch", String.valueOf(tuning.maxBatchCommands()))),
-                    Integer.parseInt(opt(opts, "inflight", String.valueOf(tuning.maxInFlightEntries()))));
+            builder.batching(Integer.parseInt(opt(opts, "batch", String.valueOf(defaults.maxBatchCommands()))),
+                    Integer.parseInt(opt(opts, "inflight", String.valueOf(defaults.maxInFlightEntries()))));
         }
         if (opts.containsKey("snapshotEvery")) {
-            tuning = tuning.withSnapshotEveryEntries(Long.parseLong(opt(opts, "snapshotEvery", null)));
+            builder.snapshotEveryEntries(Long.parseLong(opt(opts, "snapshotEvery", null)));
         }
+        RaftTuning tuning = builder.build();
         int committers = Integer.parseInt(opt(opts, "committers", "8"));
         Path dataDir = Path.of(opt(opts, "dataDir", null));
         System.err.println("bench node " + nodeId + ": " + spec + " " + tuning + " committers=" + committers);

@@ -1,0 +1,79 @@
+package io.cohort.raft;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class RaftTuningTest {
+
+    @Test
+    void testBuilderStartsFromTheDefaultsAndChangesOnlyWhatIsSet() {
+        RaftTuning defaults = RaftTuning.defaults();
+        RaftTuning tuned = RaftTuning.builder().electionTimeouts(300, 600).snapshotEveryEntries(500).build();
+
+        assertThat(tuned.electionTimeoutMinMs()).isEqualTo(300);
+        assertThat(tuned.electionTimeoutMaxMs()).isEqualTo(600);
+        assertThat(tuned.snapshotEveryEntries()).isEqualTo(500);
+        assertThat(tuned.maxBatchCommands()).isEqualTo(defaults.maxBatchCommands());
+        assertThat(tuned.batchLingerMaxMicros()).isEqualTo(defaults.batchLingerMaxMicros());
+        assertThat(tuned).isNotEqualTo(defaults);
+        assertThat(tuned.toBuilder().electionTimeouts(defaults.electionTimeoutMinMs(), defaults.electionTimeoutMaxMs())
+                .snapshotEveryEntries(defaults.snapshotEveryEntries()).build())
+                .isEqualTo(defaults).hasSameHashCodeAs(defaults);
+    }
+
+    @Test
+    void testToBuilderCopiesEverySettingAndLeavesTheOriginalAlone() {
+        RaftTuning original = RaftTuning.builder().electionTimeouts(1_000, 2_000).batching(64, 4)
+                .logMetadataEnabled(true).appenderWaitMinMs(0).batchLingerMaxMicros(250).leaderLeaseEnabled(false)
+                .segmentSizeMaxBytes(4 << 10).proposalTimeoutMs(700).readTimeoutMs(800).leaderBalanceHoldMs(900)
+                .build();
+
+        RaftTuning.Builder builder = original.toBuilder();
+        assertThat(builder.build()).isEqualTo(original);
+        RaftTuning changed = builder.batching(1, 1).build();
+
+        assertThat(changed.maxBatchCommands()).isEqualTo(1);
+        assertThat(original.maxBatchCommands()).isEqualTo(64);
+        assertThat(changed.leaderLeaseEnabled()).isFalse();
+        assertThat(changed.preallocatedBytes()).isEqualTo(4 << 10);
+        assertThat(changed.toString()).contains("electionTimeoutMinMs=1000", "maxBatchCommands=1",
+                "batchLingerMaxMicros=250");
+    }
+
+    @Test
+    void testABuilderChangedAfterBuildDoesNotChangeWhatItBuilt() {
+        RaftTuning.Builder builder = RaftTuning.builder().snapshotEveryEntries(5);
+        RaftTuning built = builder.build();
+
+        builder.snapshotEveryEntries(6);
+
+        assertThat(built.snapshotEveryEntries()).isEqualTo(5);
+    }
+
+    @Test
+    void testValuesThatCannotWorkTogetherAreRefused() {
+        assertThatThrownBy(() -> RaftTuning.builder().electionTimeouts(400, 400).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("election timeout");
+        assertThatThrownBy(() -> RaftTuning.builder().batchLingerMaxMicros(-1).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("linger");
+        assertThatThrownBy(() -> RaftTuning.builder().batching(0, 1).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("batch limits");
+    }
+
+    @Test
+    void testElectionTimeoutsGrowWithThePartitions() {
+        assertThat(RaftTuning.builder().electionTimeoutsFor(1).build()).isEqualTo(RaftTuning.defaults());
+        assertTimeouts(2, 300, 600);
+        assertTimeouts(12, 300, 600);
+        assertTimeouts(16, 320, 640);
+        assertTimeouts(50, 1_000, 2_000);
+    }
+
+    private static void assertTimeouts(int partitions, int minMs, int maxMs) {
+        RaftTuning tuning = RaftTuning.builder().electionTimeoutsFor(partitions).build();
+        assertThat(tuning.electionTimeoutMinMs()).as("min at P=%d", partitions).isEqualTo(minMs);
+        assertThat(tuning.electionTimeoutMaxMs()).as("max at P=%d", partitions).isEqualTo(maxMs);
+    }
+}
