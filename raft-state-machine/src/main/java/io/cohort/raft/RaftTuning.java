@@ -82,7 +82,19 @@ public final class RaftTuning {
         return values.preallocatedBytes;
     }
 
-    /** The log writer's direct buffer, per partition. */
+    /**
+     * How far Ratis's op-size limit (the write buffer - 8 bytes: {@code raft.server.log.appender.
+     * buffer.byte-limit}) lies above a power of two. Ratis's segment reader grows a scratch buffer by
+     * doubling from 4 KiB, capped at that limit, and checks the zeros after the last entry of an open
+     * segment in reads of the scratch's size from a mark of the same limit. A limit just under a power
+     * of two (the old 1 MiB buffer - 8) lets one entry of more than half of it grow the scratch to the
+     * limit, and that check then reads past its mark: after a crash the node cannot open its log
+     * ("Failed to initRaftLog ... Resetting to invalid mark", {@code LargeEntryRestartTest}). A limit
+     * a few bytes above a power of two keeps the scratch at most that power, one byte below the mark.
+     */
+    public static final long OP_LIMIT_ABOVE_POWER_OF_TWO = 8;
+
+    /** The log writer's direct buffer per partition: a power of two + 16 bytes (see {@link #OP_LIMIT_ABOVE_POWER_OF_TWO}). */
     public long writeBufferBytes() {
         return values.writeBufferBytes;
     }
@@ -186,7 +198,7 @@ public final class RaftTuning {
         private int snapshotRetentionFiles = 2;
         private long segmentSizeMaxBytes = 32L << 20;
         private long preallocatedBytes = 1L << 20;
-        private long writeBufferBytes = 1L << 20;
+        private long writeBufferBytes = (1L << 20) + OP_LIMIT_ABOVE_POWER_OF_TWO + 8;
         private int maxBatchCommands = 256;
         private int maxBatchBytes = 512 << 10;
         private int maxInFlightEntries = 1;
@@ -250,6 +262,12 @@ public final class RaftTuning {
         public Builder segmentSizeMaxBytes(long segmentBytes) {
             this.segmentSizeMaxBytes = segmentBytes;
             this.preallocatedBytes = Math.min(preallocatedBytes, segmentBytes);
+            return this;
+        }
+
+        /** Bytes Ratis preallocates each time a log segment grows (at most the segment size). */
+        public Builder preallocatedBytes(long bytes) {
+            this.preallocatedBytes = bytes;
             return this;
         }
 
@@ -317,6 +335,13 @@ public final class RaftTuning {
             }
             if (maxBatchCommands < 1 || maxInFlightEntries < 1 || maxBatchBytes < 1) {
                 throw new IllegalArgumentException("batch limits must be positive");
+            }
+            long opLimit = writeBufferBytes - 8;
+            if (opLimit < 4096 + OP_LIMIT_ABOVE_POWER_OF_TWO
+                    || Long.bitCount(opLimit - OP_LIMIT_ABOVE_POWER_OF_TWO) != 1) {
+                throw new IllegalArgumentException("the log write buffer must be a power of two (at least 4 KiB) plus "
+                        + (OP_LIMIT_ABOVE_POWER_OF_TWO + 8) + " bytes, got " + writeBufferBytes
+                        + " (see RaftTuning.OP_LIMIT_ABOVE_POWER_OF_TWO)");
             }
             // A copy: the builder may go on being changed without changing what it built.
             return new RaftTuning(copy());

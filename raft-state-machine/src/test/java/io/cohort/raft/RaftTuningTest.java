@@ -58,6 +58,11 @@ class RaftTuningTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("election timeout");
         assertThatThrownBy(() -> RaftTuning.builder().batchLingerMaxMicros(-1).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("linger");
+        // Ratis's op-size limit (buffer - 8) must sit just above a power of two (LargeEntryRestartTest).
+        assertThatThrownBy(() -> RaftTuning.builder().writeBufferBytes(1L << 20).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("power of two");
+        org.assertj.core.api.Assertions.assertThat(RaftTuning.builder().writeBufferBytes((2L << 20) + 16).build()
+                .writeBufferBytes()).isEqualTo((2L << 20) + 16);
         assertThatThrownBy(() -> RaftTuning.builder().batching(0, 1).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("batch limits");
     }
