@@ -178,6 +178,38 @@ public final class GroupMember implements AutoCloseable {
         return owned;
     }
 
+    /**
+     * Waits until the member must take part in a rebalance (a heartbeat learned that the group is
+     * rebalancing, or that this member's generation is gone), or until {@code timeout} passes;
+     * returns whether it must, i.e. whether the next {@link #poll} will rejoin. For poll loops that
+     * idle between polls: a Kafka consumer blocked in its poll reacts to a heartbeat's
+     * REBALANCE_IN_PROGRESS at once, while a loop that sleeps instead notices it only when it
+     * wakes, delaying the whole group's rebalance by up to the sleep. Also returns at once when the
+     * member is closed or failed (poll then throws). Any thread may call it.
+     */
+    public boolean awaitRebalanceNeeded(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (lock) {
+            while (!rebalanceNeeded()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(lock, left);
+                } catch (InterruptedException e) {
+                    throw new InterruptException(e);
+                }
+            }
+            return true;
+        }
+    }
+
+    /** Holding {@link #lock}: whether poll has work to do, or must throw. */
+    private boolean rebalanceNeeded() {
+        return rejoinNeeded || generationLost || state != State.STABLE || fatal != null;
+    }
+
     /** The partitions this member owns now. */
     public Set<TopicPartition> assignment() {
         return owned;
@@ -717,6 +749,7 @@ public final class GroupMember implements AutoCloseable {
                 LOG.debug("group {}: heartbeat of generation {} answered REBALANCE_IN_PROGRESS; rejoining", groupId,
                         generation);
                 rejoinNeeded = true;
+                lock.notifyAll();
             }
         }
     }
@@ -725,6 +758,7 @@ public final class GroupMember implements AutoCloseable {
         synchronized (lock) {
             LOG.debug("group {}: rejoin requested: {}", groupId, why);
             rejoinNeeded = true;
+            lock.notifyAll();
         }
     }
 
@@ -738,6 +772,7 @@ public final class GroupMember implements AutoCloseable {
             if (code == ErrorCode.FENCED_INSTANCE_ID) {
                 fatal = new CohortException(code, "another member joined group '" + groupId + "' with instance id "
                         + groupInstanceId.orElse("") + "; this one is fenced");
+                lock.notifyAll();
                 return;
             }
         }
@@ -764,6 +799,7 @@ public final class GroupMember implements AutoCloseable {
             }
             rejoinNeeded = true;
             generationLost = true;
+            lock.notifyAll();
         }
     }
 
@@ -837,6 +873,7 @@ public final class GroupMember implements AutoCloseable {
         synchronized (lock) {
             if (fatal == null) {
                 fatal = e;
+                lock.notifyAll();
             }
         }
         return e;

@@ -237,6 +237,23 @@ class GroupMemberTest {
     }
 
     @Test
+    void testAnIdleMemberIsWokenWhenItsGroupStartsToRebalance() throws Exception {
+        GroupMember first = member("wake").heartbeatInterval(Duration.ofMillis(200)).build();
+        pollUntilAssigned(first);
+        assertThat(first.awaitRebalanceNeeded(Duration.ofMillis(50))).as("stable, alone").isFalse();
+
+        start("w1", member("wake").heartbeatInterval(Duration.ofMillis(200)).build());
+
+        // Returns when the heartbeat learns of the rebalance the second member started, not at the
+        // end of the wait: a poll loop idling in it takes part at once, as a Kafka consumer would.
+        assertThat(first.awaitRebalanceNeeded(WAIT)).isTrue();
+        await().atMost(WAIT).until(() -> first.poll(Duration.ofSeconds(5)), a -> a.size() == TOPIC_PARTITIONS / 2);
+        assertThat(first.awaitRebalanceNeeded(Duration.ofMillis(50))).as("stable again").isFalse();
+        first.close();
+        assertThat(first.awaitRebalanceNeeded(WAIT)).as("closed").isTrue();
+    }
+
+    @Test
     void testCommitsCarryTheGenerationAndComeBackInOrder() throws Exception {
         GroupMember member = member("commits").build();
         pollUntilAssigned(member);
