@@ -283,12 +283,15 @@ final class CohortTarget implements Target {
                     member.poll(Duration.ofMillis(pollMs));
                     // GroupMember.poll returns at once when nothing is to be done (no records to wait
                     // for, unlike KafkaConsumer.poll): pace the loop like a consumer polling every pollMs.
+                    // A KafkaConsumer blocked in poll wakes when its heartbeat thread learns of a
+                    // rebalance and rejoins at once; awaitRebalanceNeeded does the same here, where a
+                    // sleep would add up to pollMs to every rebalance.
                     long left = pollMs - (System.nanoTime() - t0) / 1_000_000;
                     if (left > 0 && !stop.get()) {
-                        Thread.sleep(left);
+                        member.awaitRebalanceNeeded(Duration.ofMillis(left));
                     }
                 }
-            } catch (InterruptedException e) {
+            } catch (io.cohort.client.InterruptException e) {
                 Thread.currentThread().interrupt();
             } finally {
                 try {

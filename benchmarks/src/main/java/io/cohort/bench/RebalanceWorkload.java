@@ -28,8 +28,16 @@ final class RebalanceWorkload {
     private RebalanceWorkload() {
     }
 
-    /** One round's figures; -1 where the condition was not met in time. */
-    record Round(double initialJoinMs, double joinOneMoreMs, int generation, int generationAfter, String detail) {
+    /**
+     * One round's figures; -1 where the condition was not met in time. {@code raftCounts}: Cohort's
+     * {@code raft_entries} and {@code commands_per_entry} from the start until the one more member
+     * holds its assignment (both rebalances; heartbeats write nothing), empty for Kafka.
+     */
+    record Round(double initialJoinMs, double joinOneMoreMs, int generation, int generationAfter, String detail,
+                 Map<String, Object> raftCounts) {
+        Round(double initialJoinMs, double joinOneMoreMs, int generation, int generationAfter, String detail) {
+            this(initialJoinMs, joinOneMoreMs, generation, generationAfter, detail, Map.of());
+        }
     }
 
     static void run(Target target, BenchOptions o, Results results) throws Exception {
@@ -60,6 +68,7 @@ final class RebalanceWorkload {
             line.put("join_one_more_ms", r.joinOneMoreMs() < 0 ? null : r.joinOneMoreMs());
             line.put("generation", r.generation());
             line.put("generation_after", r.generationAfter());
+            line.putAll(r.raftCounts());
             line.put("warmup_s", o.warmupS());
             line.put("warmup_rounds", warmRounds);
             line.put("measure_s", null);
@@ -99,6 +108,7 @@ final class RebalanceWorkload {
                 threads.add(t);
             }
             tracker.arm(n, -1, true);
+            double[] appliedBefore = target instanceof CohortTarget cohort ? NodeMetrics.applyCounters(cohort) : null;
             long t0 = System.nanoTime();
             go.countDown();
             long done = tracker.await(timeoutMs);
@@ -120,7 +130,10 @@ final class RebalanceWorkload {
             if (done2 < 0) {
                 return new Round(initialMs, -1, generation, -1, "one more member: " + tracker.describe());
             }
-            return new Round(initialMs, Json.round((done2 - t1) / 1e6, 1), generation, tracker.doneGeneration(), "");
+            Map<String, Object> raftCounts = target instanceof CohortTarget cohort
+                    ? NodeMetrics.commandsPerEntry(appliedBefore, NodeMetrics.applyCounters(cohort)) : Map.of();
+            return new Round(initialMs, Json.round((done2 - t1) / 1e6, 1), generation, tracker.doneGeneration(), "",
+                    raftCounts);
         } finally {
             stop.set(true);
             go.countDown();

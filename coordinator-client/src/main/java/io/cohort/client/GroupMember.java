@@ -47,9 +47,10 @@ import org.slf4j.LoggerFactory;
  * group (with the MEMBER_ID_REQUIRED round trip), runs the assignor when this member is the
  * group's leader, syncs, and invokes the {@link RebalanceListener} on the calling thread. A
  * background thread heartbeats every {@code heartbeatInterval} (a third of the session timeout by
- * default); when the coordinator answers REBALANCE_IN_PROGRESS the next poll rejoins, and when it
- * answers UNKNOWN_MEMBER_ID or ILLEGAL_GENERATION the next poll reports the partitions lost and
- * rejoins. If poll is not called for {@code rebalanceTimeout} (Kafka's max.poll.interval.ms), the
+ * default) from one interval after each JoinGroup answer, through the sync phase and while stable,
+ * as Kafka's heartbeat thread does ({@link HeartbeatSchedule}); when the coordinator answers
+ * REBALANCE_IN_PROGRESS to a stable member the next poll rejoins, and when it answers
+ * UNKNOWN_MEMBER_ID or ILLEGAL_GENERATION the next poll reports the partitions lost and rejoins. If poll is not called for {@code rebalanceTimeout} (Kafka's max.poll.interval.ms), the
  * heartbeat thread leaves the group, as Kafka's does.
  *
  * <p>Commits ({@link #commitSync}, {@link #commitAsync} and auto-commit) carry the member's current
@@ -88,6 +89,8 @@ public final class GroupMember implements AutoCloseable {
     /** Guards the membership fields below, shared with the heartbeat thread. */
     private final Object lock = new Object();
     private State state = State.UNJOINED;
+    /** When the heartbeat thread sends next; waits on {@link #lock}, which is notified when it changes. */
+    private final HeartbeatSchedule heartbeats;
     private String memberId = "";
     /** The generation of the last JoinGroup answer: what JoinGroup, SyncGroup and Heartbeat carry. */
     private int generationId = Subscription.NO_GENERATION;
@@ -129,6 +132,7 @@ public final class GroupMember implements AutoCloseable {
         this.rebalanceTimeout = builder.rebalanceTimeout;
         this.heartbeatInterval = builder.heartbeatInterval != null ? builder.heartbeatInterval
                 : sessionTimeout.dividedBy(3);
+        this.heartbeats = new HeartbeatSchedule(heartbeatInterval);
         this.groupInstanceId = builder.groupInstanceId;
         this.rackId = builder.rackId;
         this.clientHost = builder.clientHost;
@@ -172,6 +176,38 @@ public final class GroupMember implements AutoCloseable {
             lastPollNanos = System.nanoTime();
         }
         return owned;
+    }
+
+    /**
+     * Waits until the member must take part in a rebalance (a heartbeat learned that the group is
+     * rebalancing, or that this member's generation is gone), or until {@code timeout} passes;
+     * returns whether it must, i.e. whether the next {@link #poll} will rejoin. For poll loops that
+     * idle between polls: a Kafka consumer blocked in its poll reacts to a heartbeat's
+     * REBALANCE_IN_PROGRESS at once, while a loop that sleeps instead notices it only when it
+     * wakes, delaying the whole group's rebalance by up to the sleep. Also returns at once when the
+     * member is closed or failed (poll then throws). Any thread may call it.
+     */
+    public boolean awaitRebalanceNeeded(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (lock) {
+            while (!rebalanceNeeded()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(lock, left);
+                } catch (InterruptedException e) {
+                    throw new InterruptException(e);
+                }
+            }
+            return true;
+        }
+    }
+
+    /** Holding {@link #lock}: whether poll has work to do, or must throw. */
+    private boolean rebalanceNeeded() {
+        return rejoinNeeded || generationLost || state != State.STABLE || fatal != null;
     }
 
     /** The partitions this member owns now. */
@@ -364,13 +400,16 @@ public final class GroupMember implements AutoCloseable {
     /** One rebalance from this member's side: prepare, join, (assign,) sync, and apply the assignment. */
     private void joinAndSync() {
         onJoinPrepare();
-        synchronized (lock) {
-            state = State.REBALANCING;
-            rejoinNeeded = false;
-        }
         int attempt = 0;
         while (true) {
             ensureNotFatal();
+            // Every attempt is a rejoin from scratch: a failed one may have reset the generation
+            // (state UNJOINED), and a generation completed from there must still end STABLE.
+            synchronized (lock) {
+                state = State.REBALANCING;
+                rejoinNeeded = false;
+                heartbeats.disable();
+            }
             JoinOutcome joined = join();
             if (joined == null) {
                 reportLostPartitionsIfFenced();
@@ -378,6 +417,14 @@ public final class GroupMember implements AutoCloseable {
                 continue;
             }
             Optional<Assignment> assignment = sync(joined);
+            if (assignment.isPresent() && !stillIn(joined)) {
+                // A heartbeat of the sync phase was told UNKNOWN_MEMBER_ID or ILLEGAL_GENERATION and
+                // reset the generation meanwhile (Kafka's joinGroupIfNeeded: "the generation/state was
+                // modified by heartbeat thread"): this assignment is void, join again.
+                LOG.info("group {}: generation {} ended during its sync; rejoining", groupId, joined.generationId());
+                rejoinAtOnce = true;
+                assignment = Optional.empty();
+            }
             if (assignment.isEmpty()) {
                 reportLostPartitionsIfFenced();
                 backoffUnlessRejoinAtOnce(attempt++);
@@ -385,6 +432,13 @@ public final class GroupMember implements AutoCloseable {
             }
             onJoinComplete(joined, assignment.get());
             return;
+        }
+    }
+
+    /** Whether the member is still in the generation {@code joined} gave it. */
+    private boolean stillIn(JoinOutcome joined) {
+        synchronized (lock) {
+            return generationId == joined.generationId() && memberId.equals(joined.memberId());
         }
     }
 
@@ -434,6 +488,7 @@ public final class GroupMember implements AutoCloseable {
             }
             Duration attemptTimeout = rebalanceTimeout.plus(JOIN_GRACE);
             JoinGroupResponse response;
+            long sentNanos = System.nanoTime();
             try {
                 response = client.joinGroup(request.build(), attemptTimeout, attemptTimeout.plus(client.apiTimeout()));
             } catch (CohortException e) {
@@ -444,6 +499,8 @@ public final class GroupMember implements AutoCloseable {
                 return null;
             }
             ErrorCode code = response.getErrorCode();
+            LOG.debug("group {}: JoinGroup as '{}' answered {} (generation {}) after {} us", groupId, member, code,
+                    response.getGenerationId(), (System.nanoTime() - sentNanos) / 1_000);
             switch (code) {
                 case NONE -> {
                     synchronized (lock) {
@@ -451,6 +508,10 @@ public final class GroupMember implements AutoCloseable {
                         generationId = response.getGenerationId();
                         protocolName = response.getProtocolName();
                         leader = response.getLeader().equals(memberId);
+                        // In a generation now: heartbeat from one interval on, through the sync (Kafka:
+                        // the heartbeat thread is enabled, its timer reset, on the JoinGroup answer).
+                        heartbeats.onJoined(System.nanoTime());
+                        lock.notifyAll();
                     }
                     return new JoinOutcome(response.getGenerationId(), response.getMemberId(),
                             response.getProtocolName(), response.getLeader().equals(response.getMemberId()),
@@ -500,6 +561,7 @@ public final class GroupMember implements AutoCloseable {
         }
         Duration attemptTimeout = rebalanceTimeout.plus(JOIN_GRACE);
         SyncGroupResponse response;
+        long sentNanos = System.nanoTime();
         try {
             response = client.syncGroup(request.build(), attemptTimeout, attemptTimeout.plus(client.apiTimeout()));
         } catch (CohortException e) {
@@ -510,6 +572,8 @@ public final class GroupMember implements AutoCloseable {
             return Optional.empty();
         }
         ErrorCode code = response.getErrorCode();
+        LOG.debug("group {}: SyncGroup of generation {} answered {} after {} us", groupId, joined.generationId(), code,
+                (System.nanoTime() - sentNanos) / 1_000);
         switch (code) {
             case NONE -> {
                 return Optional.of(ConsumerProtocol.decodeAssignment(response.getAssignment()));
@@ -604,24 +668,21 @@ public final class GroupMember implements AutoCloseable {
 
     private void heartbeatLoop() {
         while (true) {
-            try {
-                Thread.sleep(heartbeatInterval.toMillis());
-            } catch (InterruptedException e) {
-                return;
-            }
             String member;
             int generation;
             boolean pollOverdue;
             synchronized (lock) {
-                if (state == State.CLOSED) {
+                try {
+                    if (!awaitHeartbeatDue()) {
+                        return;
+                    }
+                } catch (InterruptedException e) {
                     return;
                 }
-                if (state != State.STABLE || fatal != null) {
-                    continue;
-                }
+                heartbeats.onSent(System.nanoTime());
                 member = memberId;
                 generation = generationId;
-                pollOverdue = System.nanoTime() - lastPollNanos > rebalanceTimeout.toNanos();
+                pollOverdue = state == State.STABLE && System.nanoTime() - lastPollNanos > rebalanceTimeout.toNanos();
             }
             if (pollOverdue) {
                 // Kafka's max.poll.interval.ms: an application that stopped polling gives its partitions up.
@@ -647,7 +708,7 @@ public final class GroupMember implements AutoCloseable {
             }
             switch (response.getErrorCode()) {
                 case NONE -> { }
-                case REBALANCE_IN_PROGRESS -> requestRejoinIfSame(generation, member);
+                case REBALANCE_IN_PROGRESS -> requestRejoinIfStable(generation, member);
                 case UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION, FENCED_INSTANCE_ID ->
                         onFenced(response.getErrorCode(), generation, member, "heartbeat");
                 default -> LOG.debug("group {}: heartbeat answered {}", groupId, response.getErrorCode());
@@ -655,10 +716,40 @@ public final class GroupMember implements AutoCloseable {
         }
     }
 
-    private void requestRejoinIfSame(int generation, String member) {
+    /**
+     * Holding {@link #lock}: waits until a heartbeat is due (the member is in a generation and the
+     * interval since the JoinGroup answer or the last heartbeat has passed); false once closed.
+     */
+    private boolean awaitHeartbeatDue() throws InterruptedException {
+        while (true) {
+            if (state == State.CLOSED) {
+                return false;
+            }
+            long dueInNanos = fatal != null ? Long.MAX_VALUE : heartbeats.nanosUntilDue(System.nanoTime());
+            if (dueInNanos <= 0) {
+                return true;
+            }
+            if (dueInNanos == Long.MAX_VALUE) {
+                lock.wait();
+            } else {
+                TimeUnit.NANOSECONDS.timedWait(lock, dueInNanos);
+            }
+        }
+    }
+
+    /**
+     * A heartbeat was answered REBALANCE_IN_PROGRESS: a stable member rejoins. During its own sync
+     * phase the member ignores it (as Kafka's does): the sync is answered REBALANCE_IN_PROGRESS
+     * too if the new rebalance began before it completed, and a flag set now would make the member
+     * rejoin once more after a rebalance that already included it.
+     */
+    private void requestRejoinIfStable(int generation, String member) {
         synchronized (lock) {
-            if (generation == generationId && member.equals(memberId)) {
+            if (state == State.STABLE && generation == generationId && member.equals(memberId)) {
+                LOG.debug("group {}: heartbeat of generation {} answered REBALANCE_IN_PROGRESS; rejoining", groupId,
+                        generation);
                 rejoinNeeded = true;
+                lock.notifyAll();
             }
         }
     }
@@ -667,6 +758,7 @@ public final class GroupMember implements AutoCloseable {
         synchronized (lock) {
             LOG.debug("group {}: rejoin requested: {}", groupId, why);
             rejoinNeeded = true;
+            lock.notifyAll();
         }
     }
 
@@ -680,6 +772,7 @@ public final class GroupMember implements AutoCloseable {
             if (code == ErrorCode.FENCED_INSTANCE_ID) {
                 fatal = new CohortException(code, "another member joined group '" + groupId + "' with instance id "
                         + groupInstanceId.orElse("") + "; this one is fenced");
+                lock.notifyAll();
                 return;
             }
         }
@@ -700,11 +793,13 @@ public final class GroupMember implements AutoCloseable {
                 memberId = "";
             }
             leader = false;
+            heartbeats.disable();
             if (state != State.CLOSED) {
                 state = State.UNJOINED;
             }
             rejoinNeeded = true;
             generationLost = true;
+            lock.notifyAll();
         }
     }
 
@@ -742,6 +837,7 @@ public final class GroupMember implements AutoCloseable {
         } finally {
             synchronized (lock) {
                 state = State.CLOSED;
+                lock.notifyAll();
             }
             heartbeatThread.interrupt();
             committer.shutdown();
@@ -777,6 +873,7 @@ public final class GroupMember implements AutoCloseable {
         synchronized (lock) {
             if (fatal == null) {
                 fatal = e;
+                lock.notifyAll();
             }
         }
         return e;

@@ -7,11 +7,13 @@ import static org.awaitility.Awaitility.await;
 import io.cohort.api.v1.DescribeGroupsResponse;
 import io.cohort.api.v1.ErrorCode;
 import io.cohort.api.v1.LeaveGroupRequest;
+import io.cohort.client.assignor.Assignment;
 import io.cohort.client.assignor.ConsumerPartitionAssignor;
 import io.cohort.client.assignor.CooperativeStickyAssignor;
 import io.cohort.client.assignor.RangeAssignor;
 import io.cohort.client.assignor.RebalanceProtocol;
 import io.cohort.client.assignor.RoundRobinAssignor;
+import io.cohort.client.assignor.Subscription;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,6 +24,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -190,6 +193,64 @@ class GroupMemberTest {
         assertThat(tracker.owned("l2")).isEmpty();
         assertThat(tracker.violations()).isEmpty();
         assertThat(client.describeGroup("leaving").orElseThrow().getMembersCount()).isEqualTo(2);
+    }
+
+    @Test
+    void testALeaderWhoseAssignorOutlastsTheSessionTimeoutKeepsItsGeneration() {
+        // Kafka's heartbeat thread runs from the JoinGroup answer on, so the session stays alive
+        // while the leader computes the assignment (and while any member waits for its sync).
+        AtomicBoolean firstAssignment = new AtomicBoolean(true);
+        ConsumerPartitionAssignor slowOnce = new ConsumerPartitionAssignor() {
+            private final RangeAssignor range = new RangeAssignor();
+
+            @Override
+            public String name() {
+                return range.name();
+            }
+
+            @Override
+            public Map<String, Assignment> assign(Map<String, Integer> partitionsPerTopic,
+                                                  Map<String, Subscription> subscriptions) {
+                if (firstAssignment.getAndSet(false)) {
+                    // The scenario: an assignment that takes three session timeouts.
+                    try {
+                        Thread.sleep(3 * LocalCluster.MIN_SESSION_TIMEOUT_MS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                return range.assign(partitionsPerTopic, subscriptions);
+            }
+        };
+        GroupMember member = member("slow-assignor").assignors(List.of(slowOnce))
+                .sessionTimeout(Duration.ofMillis(LocalCluster.MIN_SESSION_TIMEOUT_MS))
+                .heartbeatInterval(Duration.ofMillis(LocalCluster.MIN_SESSION_TIMEOUT_MS / 5)).build();
+
+        Set<TopicPartition> assignment = pollUntilAssigned(member);
+
+        assertThat(assignment).hasSize(TOPIC_PARTITIONS);
+        // Without heartbeats during the assignment the session expired, the sync was refused and the
+        // member joined again as a new member: generation 3 at least.
+        assertThat(member.generationId()).isEqualTo(1);
+        assertThat(firstAssignment).isFalse();
+        member.close();
+    }
+
+    @Test
+    void testAnIdleMemberIsWokenWhenItsGroupStartsToRebalance() throws Exception {
+        GroupMember first = member("wake").heartbeatInterval(Duration.ofMillis(200)).build();
+        pollUntilAssigned(first);
+        assertThat(first.awaitRebalanceNeeded(Duration.ofMillis(50))).as("stable, alone").isFalse();
+
+        start("w1", member("wake").heartbeatInterval(Duration.ofMillis(200)).build());
+
+        // Returns when the heartbeat learns of the rebalance the second member started, not at the
+        // end of the wait: a poll loop idling in it takes part at once, as a Kafka consumer would.
+        assertThat(first.awaitRebalanceNeeded(WAIT)).isTrue();
+        await().atMost(WAIT).until(() -> first.poll(Duration.ofSeconds(5)), a -> a.size() == TOPIC_PARTITIONS / 2);
+        assertThat(first.awaitRebalanceNeeded(Duration.ofMillis(50))).as("stable again").isFalse();
+        first.close();
+        assertThat(first.awaitRebalanceNeeded(WAIT)).as("closed").isTrue();
     }
 
     @Test
