@@ -4,6 +4,7 @@ import io.cohort.api.v1.ClusterAdminGrpc;
 import io.cohort.api.v1.GroupCoordinatorGrpc;
 import io.cohort.core.shard.Result;
 import io.cohort.raft.CohortRaftNode;
+import io.cohort.raft.ForwardingPartitionListener;
 import io.cohort.raft.NodeAddress;
 import io.cohort.raft.PartitionListener;
 import io.cohort.raft.RaftPortOptions;
@@ -392,33 +393,12 @@ public final class CohortServer implements AutoCloseable {
     }
 
     /** Passes every event on and completes {@code storageFailed} when the node's storage fails. */
-    private static final class StorageFailureListener implements PartitionListener {
-        private final PartitionListener delegate;
+    private static final class StorageFailureListener extends ForwardingPartitionListener {
         private final CompletableFuture<String> storageFailed;
 
         StorageFailureListener(PartitionListener delegate, CompletableFuture<String> storageFailed) {
-            this.delegate = delegate;
+            super(delegate);
             this.storageFailed = storageFailed;
-        }
-
-        @Override
-        public void onApplied(int partition, List<Result> results) {
-            delegate.onApplied(partition, results);
-        }
-
-        @Override
-        public void onLeaderReady(int partition) {
-            delegate.onLeaderReady(partition);
-        }
-
-        @Override
-        public void onStepDown(int partition) {
-            delegate.onStepDown(partition);
-        }
-
-        @Override
-        public void onLeaderChanged(int partition, int leaderNodeId) {
-            delegate.onLeaderChanged(partition, leaderNodeId);
         }
 
         @Override

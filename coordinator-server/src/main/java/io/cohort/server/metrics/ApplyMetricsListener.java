@@ -1,6 +1,7 @@
 package io.cohort.server.metrics;
 
 import io.cohort.core.shard.Result;
+import io.cohort.raft.ForwardingPartitionListener;
 import io.cohort.raft.PartitionListener;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Histogram;
@@ -15,18 +16,17 @@ import java.util.List;
  * next entry: a slow delivery of parked-call answers shows up here before it shows up as apply lag
  * ({@code cohort_raft_apply_lag_entries}).
  */
-public final class ApplyMetricsListener implements PartitionListener {
+public final class ApplyMetricsListener extends ForwardingPartitionListener {
     private static final double[] DELIVERY_BUCKETS_SECONDS = {
         0.00001, 0.00005, 0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1};
 
-    private final PartitionListener delegate;
     private final Counter entries;
     private final Counter commands;
     private final Counter leaderChanges;
     private final Histogram delivery;
 
     public ApplyMetricsListener(PartitionListener delegate, PrometheusRegistry registry) {
-        this.delegate = delegate;
+        super(delegate);
         this.entries = Counter.builder()
                 .name("cohort_apply_entries_total")
                 .help("Raft log entries applied by this node's replica, by partition")
@@ -62,16 +62,6 @@ public final class ApplyMetricsListener implements PartitionListener {
             entries.labelValues(label).inc();
             commands.labelValues(label).inc(results.size());
         }
-    }
-
-    @Override
-    public void onLeaderReady(int partition) {
-        delegate.onLeaderReady(partition);
-    }
-
-    @Override
-    public void onStepDown(int partition) {
-        delegate.onStepDown(partition);
     }
 
     @Override

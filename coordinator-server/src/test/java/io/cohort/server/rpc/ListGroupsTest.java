@@ -8,6 +8,7 @@ import io.cohort.api.v1.ErrorCode;
 import io.cohort.api.v1.ListGroupsRequest;
 import io.cohort.api.v1.ListGroupsResponse;
 import io.cohort.core.shard.Result;
+import io.cohort.raft.ForwardingPartitionListener;
 import io.cohort.raft.PartitionListener;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -162,14 +163,13 @@ class ListGroupsTest {
      * Passes every event on to the node's ParkedCalls; once closed for a partition, holds that
      * partition's apply thread at its next applied entry until opened, as a long replay would.
      */
-    private static final class ApplyGate implements PartitionListener {
-        private final PartitionListener delegate;
+    private static final class ApplyGate extends ForwardingPartitionListener {
         private volatile int heldPartition = -1;
         private volatile CountDownLatch release = new CountDownLatch(0);
         private volatile boolean holding;
 
         ApplyGate(PartitionListener delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         void close(int partition) {
@@ -199,26 +199,6 @@ class ListGroupsTest {
                 }
             }
             delegate.onApplied(partition, results);
-        }
-
-        @Override
-        public void onLeaderReady(int partition) {
-            delegate.onLeaderReady(partition);
-        }
-
-        @Override
-        public void onStepDown(int partition) {
-            delegate.onStepDown(partition);
-        }
-
-        @Override
-        public void onLeaderChanged(int partition, int leaderNodeId) {
-            delegate.onLeaderChanged(partition, leaderNodeId);
-        }
-
-        @Override
-        public void onStorageFailed(String description, Throwable cause) {
-            delegate.onStorageFailed(description, cause);
         }
     }
 }
