@@ -1,6 +1,7 @@
 package io.cohort.core.command;
 
 import io.cohort.core.Bytes;
+import io.cohort.core.GroupSettings;
 import io.cohort.core.acl.AclBinding;
 import io.cohort.core.acl.AclBindingFilter;
 import io.cohort.core.group.Protocol;
@@ -165,6 +166,19 @@ public sealed interface Command {
     record DeleteAcls(List<AclBindingFilter> filters) implements Command {
         public DeleteAcls {
             filters = List.copyOf(filters);
+        }
+    }
+
+    /**
+     * Changes the online group settings of the partition whose log carries it (ClusterAdmin
+     * AlterGroupConfig proposes one to every partition). Applied only if {@code settings} supersede
+     * the partition's current ones ({@link GroupSettings#ORDER}); a group left over the new
+     * group.max.size is rebalanced, as Kafka does for a group loaded over the limit. Written in log
+     * entries of format 3: a build that cannot apply it stops rather than skip it.
+     */
+    record SetGroupConfig(GroupSettings settings) implements Command {
+        public SetGroupConfig {
+            Objects.requireNonNull(settings, "settings");
         }
     }
 }

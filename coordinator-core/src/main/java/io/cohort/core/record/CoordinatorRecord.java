@@ -1,5 +1,6 @@
 package io.cohort.core.record;
 
+import io.cohort.core.GroupSettings;
 import io.cohort.core.acl.AclBinding;
 import io.cohort.core.group.ClassicGroup;
 import java.util.Comparator;
@@ -78,12 +79,27 @@ public sealed interface CoordinatorRecord {
     }
 
     /**
-     * The snapshot order: ACLs first (in {@link AclBinding} order), then by group id, the group's value
+     * The partition's online group settings (SetGroupConfig). Belongs to no group: {@link #groupId()}
+     * is "". In a snapshot only when they differ from the initial ones (version > 0), first.
+     */
+    record GroupConfigValue(GroupSettings settings) implements CoordinatorRecord {
+        public GroupConfigValue {
+            Objects.requireNonNull(settings, "settings");
+        }
+
+        @Override
+        public String groupId() {
+            return "";
+        }
+    }
+
+    /**
+     * The snapshot order: the group settings (if changed) first, then ACLs (in {@link AclBinding} order), then by group id, the group's value
      * before its offsets, offsets by topic then partition. Sorting makes a snapshot's bytes the same
      * on every replica.
      */
     Comparator<CoordinatorRecord> SNAPSHOT_ORDER = Comparator
-            .comparingInt((CoordinatorRecord r) -> r instanceof AclValue ? 0 : 1)
+            .comparingInt((CoordinatorRecord r) -> r instanceof GroupConfigValue ? 0 : r instanceof AclValue ? 1 : 2)
             .thenComparing((CoordinatorRecord r) -> r instanceof AclValue a ? a.binding() : null,
                     Comparator.nullsFirst(Comparator.naturalOrder()))
             .thenComparing(CoordinatorRecord::groupId)

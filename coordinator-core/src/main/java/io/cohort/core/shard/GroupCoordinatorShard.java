@@ -3,6 +3,7 @@ package io.cohort.core.shard;
 import io.cohort.core.Bytes;
 import io.cohort.core.ErrorCode;
 import io.cohort.core.GroupConfig;
+import io.cohort.core.GroupSettings;
 import io.cohort.core.acl.AclSet;
 import io.cohort.core.command.Command;
 import io.cohort.core.command.Heartbeat;
@@ -51,7 +52,11 @@ import java.util.stream.Collectors;
  * maps, so a reader sees each group and offset at some applied version.
  */
 public final class GroupCoordinatorShard {
-    private final GroupConfig config;
+    /** The settings the cluster was created with (cluster.properties): where a replay of the log starts. */
+    private final GroupConfig initialConfig;
+    /** The settings in force: the initial ones with the latest applied SetGroupConfig's. Apply thread writes. */
+    private volatile GroupConfig config;
+    private volatile GroupSettings settings;
     private final ConcurrentHashMap<String, ClassicGroup> groups = new ConcurrentHashMap<>();
     private final OffsetStore offsets = new OffsetStore();
     private final StateUsage usage = new StateUsage();
@@ -67,13 +72,22 @@ public final class GroupCoordinatorShard {
     private final GroupAdminHandler groupAdmin = new GroupAdminHandler(groups, offsets);
     private final OffsetExpiryHandler offsetExpiry = new OffsetExpiryHandler(groups, offsets);
     private final AclHandler aclHandler = new AclHandler(() -> acls);
+    private final GroupConfigHandler groupConfig = new GroupConfigHandler(groups);
 
     public GroupCoordinatorShard(GroupConfig config) {
+        this.initialConfig = config;
         this.config = config;
+        this.settings = GroupSettings.of(config, GroupSettings.INITIAL_VERSION);
     }
 
+    /** The settings in force at the applied state (they change with SetGroupConfig); any thread. */
     public GroupConfig config() {
         return config;
+    }
+
+    /** The changeable settings in force and their version (0: as created); any thread. */
+    public GroupSettings settings() {
+        return settings;
     }
 
     /** Decides what {@code command} does at leader time {@code nowMs}; changes nothing. */
@@ -112,6 +126,8 @@ public final class GroupCoordinatorShard {
             aclHandler.createAcls(c, result);
         } else if (command instanceof Command.DeleteAcls c) {
             aclHandler.deleteAcls(c, result);
+        } else if (command instanceof Command.SetGroupConfig c) {
+            groupConfig.set(c, settings, initialConfig, result);
         } else {
             throw new IllegalArgumentException("Unknown command " + command);
         }
@@ -187,6 +203,11 @@ public final class GroupCoordinatorShard {
             acls = acls.with(r.binding());
         } else if (record instanceof CoordinatorRecord.AclTombstone r) {
             acls = acls.without(r.binding());
+        } else if (record instanceof CoordinatorRecord.GroupConfigValue r) {
+            // Settings from the log were valid when proposed; applyTo throws (stopping the replica)
+            // only for a corrupt record, never silently keeping the old settings.
+            config = r.settings().applyTo(initialConfig);
+            settings = r.settings();
         } else {
             throw new IllegalStateException("Unknown record type " + record);
         }
@@ -296,12 +317,15 @@ public final class GroupCoordinatorShard {
     }
 
     /**
-     * The whole state as records, sorted (ACLs first, then groups by id, each group's value before its offsets, offsets
+     * The whole state as records, sorted (changed group settings first, then ACLs, then groups by id, each group's value before its offsets, offsets
      * by topic and partition): replaying them into an empty shard rebuilds this state exactly. Must be
      * called on the apply thread for a consistent cut.
      */
     public List<CoordinatorRecord> snapshot() {
         List<CoordinatorRecord> records = new ArrayList<>();
+        if (settings.version() != GroupSettings.INITIAL_VERSION) {
+            records.add(new CoordinatorRecord.GroupConfigValue(settings));
+        }
         acls.bindings().forEach(binding -> records.add(new CoordinatorRecord.AclValue(binding)));
         for (ClassicGroup group : new TreeMap<>(groups).values()) {
             records.add(new CoordinatorRecord.GroupValue(group));
@@ -316,6 +340,8 @@ public final class GroupCoordinatorShard {
         groups.clear();
         usage.clear();
         acls = AclSet.EMPTY;
+        config = initialConfig;
+        settings = GroupSettings.of(initialConfig, GroupSettings.INITIAL_VERSION);
         for (String groupId : new ArrayList<>(offsets.groupIds())) {
             for (TopicPartition tp : new ArrayList<>(offsets.offsets(groupId).keySet())) {
                 offsets.remove(groupId, tp);

@@ -186,8 +186,9 @@ final class StateUsage {
                     metadataBytesAdded -= metadataBytes(old);
                 }
                 offsetOverlay.put(key, Optional.empty());
-            } else if (record instanceof CoordinatorRecord.AclValue || record instanceof CoordinatorRecord.AclTombstone) {
-                // ACLs are cluster settings, not group state: no state limit counts them.
+            } else if (record instanceof CoordinatorRecord.AclValue || record instanceof CoordinatorRecord.AclTombstone
+                    || record instanceof CoordinatorRecord.GroupConfigValue) {
+                // ACLs and group settings are cluster settings, not group state: no state limit counts them.
             } else {
                 throw new IllegalStateException("Unknown record type " + record);
             }

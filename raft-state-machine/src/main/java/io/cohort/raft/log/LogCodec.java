@@ -3,6 +3,7 @@ package io.cohort.raft.log;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.cohort.core.Bytes;
+import io.cohort.core.GroupSettings;
 import io.cohort.core.command.Command;
 import io.cohort.core.group.Protocol;
 import io.cohort.raft.log.proto.CommandProto;
@@ -13,6 +14,7 @@ import io.cohort.raft.log.proto.ExpireMemberSessionCommand;
 import io.cohort.raft.log.proto.ExpireOffsetsCommand;
 import io.cohort.raft.log.proto.FireJoinTimerCommand;
 import io.cohort.raft.log.proto.FireSyncTimerCommand;
+import io.cohort.raft.log.proto.GroupSettingsProto;
 import io.cohort.raft.log.proto.JoinGroupCommand;
 import io.cohort.raft.log.proto.LeaveGroupCommand;
 import io.cohort.raft.log.proto.LeavingMemberProto;
@@ -22,6 +24,7 @@ import io.cohort.raft.log.proto.OffsetCommitCommand;
 import io.cohort.raft.log.proto.OffsetDeleteCommand;
 import io.cohort.raft.log.proto.PartitionCommitProto;
 import io.cohort.raft.log.proto.ProtocolProto;
+import io.cohort.raft.log.proto.SetGroupConfigCommand;
 import io.cohort.raft.log.proto.SyncGroupCommand;
 import io.cohort.raft.log.proto.TopicCommitProto;
 import io.cohort.raft.log.proto.TopicPartitionsProto;
@@ -48,13 +51,24 @@ import java.util.Objects;
  * (CreateAcls, DeleteAcls; partition 0's log only): they never occur in a version-1 entry, and
  * one that holds them is refused as malformed.
  *
+ * <p>Version 3 is written only for an entry that holds a command introduced after version 2
+ * (SetGroupConfig); every other entry is still written as version 2. So during a rolling upgrade an
+ * older build keeps applying ordinary entries, and at the first version-3 entry it stops applying
+ * the partition ({@link NewerLogFormatException}) instead of skipping a command it cannot read,
+ * which would make it diverge. A node proposes a version-3 command only once every node of the
+ * cluster reads version 3 (ClusterStatus {@code max_log_format_version}; docs/OPERATIONS.md).
+ *
  * <p>A few command fields are nullable in core but required in the log (group ids, member ids of
  * timers, JoinGroup's protocol type): the public API cannot express a null there, so the front end
  * never proposes one, and {@link #toProto} refuses it instead of silently writing "".
  */
 public final class LogCodec {
-    /** The version of {@link LogEntry} this build writes. */
+    /** The version of {@link LogEntry} this build writes for entries of the commands of version 2. */
     public static final int FORMAT_VERSION = 2;
+    /** The version written for entries holding a command introduced after version 2 (SetGroupConfig). */
+    public static final int FORMAT_VERSION_GROUP_CONFIG = 3;
+    /** The newest version this build reads (reported to the other nodes by ClusterStatus). */
+    public static final int MAX_READABLE_FORMAT_VERSION = FORMAT_VERSION_GROUP_CONFIG;
     /** The version written by builds before the state limits; still read, applied without the limits. */
     public static final int FORMAT_VERSION_WITHOUT_STATE_LIMITS = 1;
 
@@ -80,12 +94,33 @@ public final class LogCodec {
     /** Encodes a batch of commands proposed together at the leader's {@code leaderTimeMs}. */
     public static byte[] encodeEntry(long leaderTimeMs, List<Command> commands) {
         LogEntry.Builder entry = LogEntry.newBuilder()
-                .setFormatVersion(FORMAT_VERSION)
+                .setFormatVersion(formatVersionOf(commands))
                 .setLeaderTimeMs(leaderTimeMs);
         for (Command command : commands) {
             entry.addCommands(toProto(command));
         }
         return entry.build().toByteArray();
+    }
+
+    /** The lowest format version that can hold {@code commands}: 3 if one of them is new in 3, else 2. */
+    public static int formatVersionOf(List<Command> commands) {
+        for (Command command : commands) {
+            if (formatVersionOf(command) > FORMAT_VERSION) {
+                return FORMAT_VERSION_GROUP_CONFIG;
+            }
+        }
+        return FORMAT_VERSION;
+    }
+
+    /** The format version that introduced {@code command}'s type (1 for the oldest types). */
+    public static int formatVersionOf(Command command) {
+        if (command instanceof Command.SetGroupConfig) {
+            return FORMAT_VERSION_GROUP_CONFIG;
+        }
+        if (command instanceof Command.CreateAcls || command instanceof Command.DeleteAcls) {
+            return FORMAT_VERSION;
+        }
+        return FORMAT_VERSION_WITHOUT_STATE_LIMITS;
     }
 
     /** Decodes an entry written by {@link #encodeEntry}; throws {@link LogFormatException} otherwise. */
@@ -115,26 +150,28 @@ public final class LogCodec {
 
     private static DecodedEntry fromEntry(LogEntry entry) {
         int version = entry.getFormatVersion();
-        if (version > FORMAT_VERSION) {
+        if (version > MAX_READABLE_FORMAT_VERSION) {
             throw new NewerLogFormatException(version, "Log entry format_version " + version
                     + " was written by a newer Cohort build (this build reads versions "
-                    + FORMAT_VERSION_WITHOUT_STATE_LIMITS + " and " + FORMAT_VERSION + "); upgrade this node");
+                    + FORMAT_VERSION_WITHOUT_STATE_LIMITS + " to " + MAX_READABLE_FORMAT_VERSION + "); upgrade this node");
         }
-        if (version != FORMAT_VERSION && version != FORMAT_VERSION_WITHOUT_STATE_LIMITS) {
+        if (version < FORMAT_VERSION_WITHOUT_STATE_LIMITS) {
             throw new LogFormatException("Unknown log entry format_version " + Integer.toUnsignedString(
                     entry.getFormatVersion()) + " (this build reads versions " + FORMAT_VERSION_WITHOUT_STATE_LIMITS
-                    + " and " + FORMAT_VERSION + ")");
+                    + " to " + MAX_READABLE_FORMAT_VERSION + ")");
         }
         List<Command> commands = new ArrayList<>(entry.getCommandsCount());
-        for (CommandProto command : entry.getCommandsList()) {
-            boolean aclCommand = command.hasCreateAcls() || command.hasDeleteAcls();
-            if (version == FORMAT_VERSION_WITHOUT_STATE_LIMITS && aclCommand) {
-                throw new LogFormatException("Log entry of format_version " + version + " holds an ACL command;"
-                        + " ACL commands exist since format_version " + FORMAT_VERSION);
+        for (CommandProto proto : entry.getCommandsList()) {
+            Command command = fromProto(proto);
+            int since = formatVersionOf(command);
+            if (since > version) {
+                throw new LogFormatException("Log entry of format_version " + version + " holds "
+                        + (since == FORMAT_VERSION ? "an ACL command" : "a " + command.getClass().getSimpleName()
+                        + " command") + ", which exists since format_version " + since);
             }
-            commands.add(fromProto(command));
+            commands.add(command);
         }
-        return new DecodedEntry(entry.getLeaderTimeMs(), commands, version == FORMAT_VERSION);
+        return new DecodedEntry(entry.getLeaderTimeMs(), commands, version >= FORMAT_VERSION);
     }
 
     // ----- Command -> proto -------------------------------------------------------------------
@@ -182,6 +219,8 @@ public final class LogCodec {
             DeleteAclsCommand.Builder acls = DeleteAclsCommand.newBuilder();
             c.filters().forEach(filter -> acls.addFilters(AclCodec.toProto(filter)));
             proto.setDeleteAcls(acls);
+        } else if (command instanceof Command.SetGroupConfig c) {
+            proto.setSetGroupConfig(SetGroupConfigCommand.newBuilder().setSettings(toProto(c.settings())));
         } else {
             throw new IllegalArgumentException("No log encoding for command " + command.getClass().getName());
         }
@@ -310,6 +349,7 @@ public final class LogCodec {
                     .map(AclCodec::fromProto).toList());
             case DELETE_ACLS -> new Command.DeleteAcls(proto.getDeleteAcls().getFiltersList().stream()
                     .map(AclCodec::fromProto).toList());
+            case SET_GROUP_CONFIG -> new Command.SetGroupConfig(fromProto(proto.getSetGroupConfig().getSettings()));
             // An unset oneof: a command type of a newer format, or a corrupt entry.
             case COMMAND_NOT_SET -> throw new LogFormatException("Log entry holds an unknown or empty command"
                     + (proto.getUnknownFields().asMap().isEmpty() ? "" : " (unknown fields "
@@ -371,6 +411,22 @@ public final class LogCodec {
     }
 
     // ----- shared with SnapshotCodec --------------------------------------------------------------
+
+    static GroupSettingsProto toProto(GroupSettings settings) {
+        return GroupSettingsProto.newBuilder()
+                .setVersion(settings.version())
+                .setMinSessionTimeoutMs(settings.minSessionTimeoutMs())
+                .setMaxSessionTimeoutMs(settings.maxSessionTimeoutMs())
+                .setInitialRebalanceDelayMs(settings.initialRebalanceDelayMs())
+                .setMaxGroupSize(settings.maxGroupSize())
+                .setOffsetsRetentionMs(settings.offsetsRetentionMs())
+                .build();
+    }
+
+    static GroupSettings fromProto(GroupSettingsProto p) {
+        return new GroupSettings(p.getVersion(), p.getMinSessionTimeoutMs(), p.getMaxSessionTimeoutMs(),
+                p.getInitialRebalanceDelayMs(), p.getMaxGroupSize(), p.getOffsetsRetentionMs());
+    }
 
     static ProtocolProto toProto(Protocol protocol) {
         return ProtocolProto.newBuilder()

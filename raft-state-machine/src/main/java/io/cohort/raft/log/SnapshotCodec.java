@@ -60,9 +60,13 @@ public final class SnapshotCodec {
      * The version of the snapshot format this build writes. Version 2 added ACL records
      * ({@code SnapshotRecord.acl}); version 1 files (groups and offsets only) are still read, since
      * they are a subset. A build that knows only version 1 refuses a version 2 file by its header,
-     * instead of failing on its first ACL record.
+     * instead of failing on its first ACL record. Version 3 added the partition's group settings
+     * ({@code SnapshotRecord.group_settings}, set online by SetGroupConfig); a snapshot without them
+     * is still written as version 2, so an older build can install it during a rolling upgrade.
      */
-    public static final int FORMAT_VERSION = 2;
+    public static final int FORMAT_VERSION = 3;
+    /** The version of a snapshot without group settings: what builds before version 3 read. */
+    public static final int FORMAT_VERSION_WITHOUT_GROUP_SETTINGS = 2;
     /** The oldest version this build reads. */
     public static final int OLDEST_READABLE_VERSION = 1;
 
@@ -88,7 +92,7 @@ public final class SnapshotCodec {
         }
         CodedOutputStream coded = CodedOutputStream.newInstance(out);
         writeFrame(coded, SnapshotHeader.newBuilder()
-                .setFormatVersion(FORMAT_VERSION)
+                .setFormatVersion(formatVersionOf(records))
                 .setPartition(partition)
                 .setTerm(term)
                 .setIndex(index)
@@ -99,6 +103,16 @@ public final class SnapshotCodec {
         writeFrame(coded, SnapshotTrailer.newBuilder().setRecordCount(records.size()).build());
         coded.flush();
         out.flush();
+    }
+
+    /** The version a snapshot of {@code records} is written with: 3 only if it holds group settings. */
+    public static int formatVersionOf(List<CoordinatorRecord> records) {
+        for (CoordinatorRecord record : records) {
+            if (record instanceof CoordinatorRecord.GroupConfigValue) {
+                return FORMAT_VERSION;
+            }
+        }
+        return FORMAT_VERSION_WITHOUT_GROUP_SETTINGS;
     }
 
     /**
@@ -128,7 +142,12 @@ public final class SnapshotCodec {
                 throwIfCountMismatch(parseTrailer(frame, records.size(), frames.position), records.size());
                 return new Snapshot(header.getPartition(), header.getTerm(), header.getIndex(), records);
             }
-            records.add(parseRecord(frame, records.size()));
+            CoordinatorRecord record = parseRecord(frame, records.size());
+            if (record instanceof CoordinatorRecord.GroupConfigValue && header.getFormatVersion() < FORMAT_VERSION) {
+                throw new IOException("Snapshot record " + records.size() + " is corrupt: group settings in a file of"
+                        + " format_version " + header.getFormatVersion() + " (they exist since " + FORMAT_VERSION + ")");
+            }
+            records.add(record);
         }
     }
 
@@ -237,6 +256,9 @@ public final class SnapshotCodec {
         if (record instanceof CoordinatorRecord.AclValue acl) {
             return SnapshotRecord.newBuilder().setAcl(AclCodec.toProto(acl.binding())).build();
         }
+        if (record instanceof CoordinatorRecord.GroupConfigValue settings) {
+            return SnapshotRecord.newBuilder().setGroupSettings(LogCodec.toProto(settings.settings())).build();
+        }
         CoordinatorRecord.OffsetValue offset = (CoordinatorRecord.OffsetValue) record;
         OffsetAndMetadata value = offset.value();
         return SnapshotRecord.newBuilder().setOffset(OffsetValueProto.newBuilder()
@@ -263,6 +285,7 @@ public final class SnapshotCodec {
                                 p.getCommitTimestampMs(), p.getExpireTimestampMs()));
             }
             case ACL -> new CoordinatorRecord.AclValue(AclCodec.fromProto(proto.getAcl()));
+            case GROUP_SETTINGS -> new CoordinatorRecord.GroupConfigValue(LogCodec.fromProto(proto.getGroupSettings()));
             case RECORD_NOT_SET -> throw new LogFormatException("Snapshot record of an unknown or empty type");
         };
     }
@@ -270,8 +293,10 @@ public final class SnapshotCodec {
     private static void throwIfNotSnapshotRecord(CoordinatorRecord record) {
         Objects.requireNonNull(record, "record");
         if (!(record instanceof CoordinatorRecord.GroupValue) && !(record instanceof CoordinatorRecord.OffsetValue)
-                && !(record instanceof CoordinatorRecord.AclValue)) {
-            throw new IllegalArgumentException("Only group, offset and ACL values are snapshot records, not " + record);
+                && !(record instanceof CoordinatorRecord.AclValue)
+                && !(record instanceof CoordinatorRecord.GroupConfigValue)) {
+            throw new IllegalArgumentException("Only group settings, group, offset and ACL values are snapshot records,"
+                    + " not " + record);
         }
     }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.UnknownFieldSet;
 import io.cohort.core.Bytes;
+import io.cohort.core.GroupSettings;
 import io.cohort.core.acl.AclBinding;
 import io.cohort.core.acl.AclBindingFilter;
 import io.cohort.core.acl.AclOperation;
@@ -65,6 +66,8 @@ class LogCodecGoldenTest {
     static final Command.DeleteAcls DELETE_ACLS = new Command.DeleteAcls(List.of(AclBindingFilter.exactly(ACL_READ_PREFIX),
             new AclBindingFilter(null, null, AclResourceType.GROUP, "orders", null, true, null, null),
             AclBindingFilter.ANY));
+    static final Command.SetGroupConfig SET_GROUP_CONFIG = new Command.SetGroupConfig(
+            new GroupSettings(7L, 6_000, 300_000, 3_000, 50, 604_800_000L));
 
     // Golden bytes: LogCodec.encodeEntry(LEADER_TIME_MS, List.of(example)) of format version 1, generated
     // once and frozen. Version 2 (state limits apply) has the same fields: its bytes differ only in the
@@ -94,6 +97,10 @@ class LogCodecGoldenTest {
     static final String DELETE_ACLS_V2_HEX = "08021080d095ffbc311a3862360a240a0a557365723a616c696365120831302e302e302e31180322"
             + "046170702d2804380340030a0c180322066f726465727330010a00";
 
+    // Commands new in format version 3 (online group settings): their golden bytes are of version 3 only,
+    // derived by hand from the proto encoding (field 13 of CommandProto, tag 0x6a), not from the encoder.
+    static final String SET_GROUP_CONFIG_V3_HEX = "08031080d095ffbc311a186a160a14080710f02e18e0a71220b8172832308088b2a002";
+
     static Stream<Arguments> goldenEntries() {
         return Stream.of(
                 Arguments.of(JOIN_GROUP, JOIN_GROUP_HEX),
@@ -113,6 +120,11 @@ class LogCodecGoldenTest {
         return Stream.of(
                 Arguments.of(CREATE_ACLS, CREATE_ACLS_V2_HEX),
                 Arguments.of(DELETE_ACLS, DELETE_ACLS_V2_HEX));
+    }
+
+    /** Command types that exist since format version 3, with their version-3 golden bytes. */
+    static Stream<Arguments> goldenEntriesSinceVersion3() {
+        return Stream.of(Arguments.of(SET_GROUP_CONFIG, SET_GROUP_CONFIG_V3_HEX));
     }
 
     /** The version-2 bytes of a version-1 golden entry: field 1 (tag 0x08) is its first, one-byte varint. */
@@ -161,10 +173,57 @@ class LogCodecGoldenTest {
                 .isInstanceOf(LogFormatException.class).hasMessageContaining("ACL command");
     }
 
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("goldenEntriesSinceVersion3")
+    void testVersion3CommandsEncodeAndDecodeAsTheirGoldenBytes(Command command, String goldenV3Hex) {
+        assertThat(goldenV3Hex).startsWith("0803");
+        assertThat(hex(LogCodec.encodeEntry(LEADER_TIME_MS, List.of(command)))).isEqualTo(goldenV3Hex);
+        assertThat(LogCodec.decodeEntry(HexFormat.of().parseHex(goldenV3Hex)))
+                .isEqualTo(new LogCodec.DecodedEntry(LEADER_TIME_MS, List.of(command), true));
+    }
+
+    /**
+     * The gate: no build writes a version-3 command into an entry of an older version, since a build
+     * that reads only version 2 would skip it as an unknown command and diverge. Such an entry is
+     * malformed; and a batch mixing old and new commands is written as version 3 as a whole.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("goldenEntriesSinceVersion3")
+    void testVersion3CommandsInAnOlderEntryAreRefused(Command command, String goldenV3Hex) {
+        for (String olderVersion : List.of("0801", "0802")) {
+            String asOlder = olderVersion + goldenV3Hex.substring(4);
+
+            assertThatThrownBy(() -> LogCodec.decodeEntry(HexFormat.of().parseHex(asOlder)))
+                    .isInstanceOf(LogFormatException.class).hasMessageContaining("SetGroupConfig")
+                    .hasMessageContaining("since format_version 3");
+        }
+        byte[] mixed = LogCodec.encodeEntry(LEADER_TIME_MS, List.of(OFFSET_COMMIT, command, EXPIRE_OFFSETS));
+        assertThat(parse(mixed).getFormatVersion()).isEqualTo(3);
+        assertThat(LogCodec.decodeEntry(mixed).commands()).containsExactly(OFFSET_COMMIT, command, EXPIRE_OFFSETS);
+    }
+
+    /** Ordinary entries stay version 2, so a build that reads only 2 keeps applying them during a roll. */
+    @Test
+    void testEntriesWithoutVersion3CommandsAreStillWrittenAsVersion2() {
+        byte[] batch = LogCodec.encodeEntry(LEADER_TIME_MS, List.of(OFFSET_COMMIT, JOIN_GROUP, CREATE_ACLS));
+
+        assertThat(parse(batch).getFormatVersion()).isEqualTo(2);
+        assertThat(LogCodec.formatVersionOf(List.of(OFFSET_COMMIT, DELETE_ACLS))).isEqualTo(2);
+        assertThat(LogCodec.formatVersionOf(List.of(OFFSET_COMMIT, SET_GROUP_CONFIG))).isEqualTo(3);
+    }
+
+    private static LogEntry parse(byte[] entry) {
+        try {
+            return LogEntry.parseFrom(entry);
+        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+            throw new AssertionError(e);
+        }
+    }
+
     @Test
     void testGoldenExamplesCoverEveryCommandType() {
-        Set<Class<?>> covered = Stream.concat(goldenEntries(), goldenEntriesSinceVersion2())
-                .map(a -> a.get()[0].getClass()).collect(Collectors.toSet());
+        Set<Class<?>> covered = Stream.of(goldenEntries(), goldenEntriesSinceVersion2(), goldenEntriesSinceVersion3())
+                .flatMap(s -> s).map(a -> a.get()[0].getClass()).collect(Collectors.toSet());
 
         assertThat(covered).containsExactlyInAnyOrder(Command.class.getPermittedSubclasses());
     }
@@ -247,16 +306,16 @@ class LogCodecGoldenTest {
 
     @Test
     void testUnknownFormatVersionIsRejected() {
-        byte[] version3 = LogEntry.newBuilder().setFormatVersion(3).setLeaderTimeMs(1L)
+        byte[] version4 = LogEntry.newBuilder().setFormatVersion(4).setLeaderTimeMs(1L)
                 .addCommands(LogCodec.toProto(EXPIRE_OFFSETS)).build().toByteArray();
         byte[] noVersion = LogEntry.newBuilder().setLeaderTimeMs(1L)
                 .addCommands(LogCodec.toProto(EXPIRE_OFFSETS)).build().toByteArray();
 
-        assertThatThrownBy(() -> LogCodec.decodeEntry(version3))
-                .isInstanceOf(NewerLogFormatException.class).hasMessageContaining("format_version 3")
+        assertThatThrownBy(() -> LogCodec.decodeEntry(version4))
+                .isInstanceOf(NewerLogFormatException.class).hasMessageContaining("format_version 4")
                 .hasMessageContaining("newer Cohort build");
-        assertThatThrownBy(() -> LogCodec.decodeEntry(ByteBuffer.wrap(version3)))
-                .isInstanceOf(LogFormatException.class).hasMessageContaining("format_version 3");
+        assertThatThrownBy(() -> LogCodec.decodeEntry(ByteBuffer.wrap(version4)))
+                .isInstanceOf(LogFormatException.class).hasMessageContaining("format_version 4");
         assertThatThrownBy(() -> LogCodec.decodeEntry(noVersion))
                 .isInstanceOf(LogFormatException.class).hasMessageContaining("format_version 0");
         assertThatThrownBy(() -> LogCodec.decodeEntry(new byte[0]))

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.MessageLite;
 import io.cohort.core.Bytes;
+import io.cohort.core.GroupSettings;
 import io.cohort.core.acl.AclBinding;
 import io.cohort.core.acl.AclOperation;
 import io.cohort.core.acl.AclPatternType;
@@ -101,7 +102,54 @@ class SnapshotCodecTest {
             + "01090880c499ffbc3110033912370a0767726f75702d6112066f726465727318032087ad4b280532"
             + "0a636865636b706f696e743888f795ffbc3140ffffffffffffffffff01020802";
 
+    static final CoordinatorRecord.GroupConfigValue GOLDEN_GROUP_SETTINGS_VALUE = new CoordinatorRecord.GroupConfigValue(
+            new GroupSettings(7L, 6_000, 300_000, 3_000, 50, 604_800_000L));
+    // Derived by hand from the proto encoding (SnapshotRecord field 4, tag 0x22), not from the encoder.
+    static final String GROUP_SETTINGS_VALUE_HEX = "2214080710f02e18e0a71220b8172832308088b2a002";
+    // A whole file of format version 3: write(out, 0, 2, 1234, [GOLDEN_GROUP_SETTINGS_VALUE, GOLDEN_OFFSET_VALUE]).
+    static final String SNAPSHOT_FILE_V3_HEX = "070803180220d209162214080710f02e18e0a71220b8172832308088b2a0023912370a0767726f"
+            + "75702d6112066f726465727318032087ad4b2805320a636865636b706f696e743888f795ffbc3140"
+            + "ffffffffffffffffff01020802";
+
     // ----- golden bytes ---------------------------------------------------------------------------
+
+    @Test
+    void testGroupSettingsValueMatchesGoldenBytes() throws Exception {
+        assertThat(hex(SnapshotCodec.toProto(GOLDEN_GROUP_SETTINGS_VALUE).toByteArray()))
+                .isEqualTo(GROUP_SETTINGS_VALUE_HEX);
+        assertThat(SnapshotCodec.fromProto(SnapshotRecord.parseFrom(unhex(GROUP_SETTINGS_VALUE_HEX))))
+                .isEqualTo(GOLDEN_GROUP_SETTINGS_VALUE);
+    }
+
+    @Test
+    void testSnapshotWithGroupSettingsIsVersion3AndMatchesGoldenBytes() throws IOException {
+        List<CoordinatorRecord> records = List.of(GOLDEN_GROUP_SETTINGS_VALUE, GOLDEN_OFFSET_VALUE);
+
+        assertThat(hex(write(0, 2L, 1234L, records))).isEqualTo(SNAPSHOT_FILE_V3_HEX);
+        assertThat(read(unhex(SNAPSHOT_FILE_V3_HEX))).isEqualTo(new SnapshotCodec.Snapshot(0, 2L, 1234L, records));
+    }
+
+    /**
+     * A snapshot without group settings is still written as version 2 (what the build before format 3
+     * reads, so it can install this build's snapshots during a roll), and version-2 files still read.
+     */
+    @Test
+    void testVersion2SnapshotFileStillReadsAndIsStillWrittenWithoutGroupSettings() throws IOException {
+        List<CoordinatorRecord> records = List.of(GOLDEN_ACL_VALUE, GOLDEN_OFFSET_VALUE);
+
+        assertThat(SNAPSHOT_FILE_V2_HEX).startsWith("07080218");
+        assertThat(read(unhex(SNAPSHOT_FILE_V2_HEX))).isEqualTo(new SnapshotCodec.Snapshot(0, 2L, 1234L, records));
+        assertThat(hex(write(0, 2L, 1234L, records))).isEqualTo(SNAPSHOT_FILE_V2_HEX);
+    }
+
+    @Test
+    void testGroupSettingsInAVersion2FileAreRefused() throws IOException {
+        byte[] file = frames(header(2), SnapshotCodec.toProto(GOLDEN_GROUP_SETTINGS_VALUE),
+                SnapshotTrailer.newBuilder().setRecordCount(1).build());
+
+        assertThatThrownBy(() -> read(file)).isInstanceOf(IOException.class)
+                .hasMessageContaining("group settings in a file of format_version 2");
+    }
 
     @Test
     void testGroupValueMatchesGoldenBytes() throws Exception {
@@ -349,11 +397,11 @@ class SnapshotCodecTest {
 
     @Test
     void testUnknownFormatVersionIsRejected() throws IOException {
-        byte[] version3 = frames(header(3), SnapshotTrailer.getDefaultInstance());
+        byte[] version4 = frames(header(4), SnapshotTrailer.getDefaultInstance());
         byte[] version0 = frames(header(0), SnapshotTrailer.getDefaultInstance());
 
-        assertThatThrownBy(() -> read(version3)).isInstanceOf(IOException.class)
-                .hasMessageContaining("Unknown snapshot format_version 3");
+        assertThatThrownBy(() -> read(version4)).isInstanceOf(IOException.class)
+                .hasMessageContaining("Unknown snapshot format_version 4");
         assertThatThrownBy(() -> read(version0)).isInstanceOf(IOException.class)
                 .hasMessageContaining("Unknown snapshot format_version 0");
     }
