@@ -21,6 +21,7 @@ import io.cohort.raft.CohortRaftNode;
 import io.cohort.raft.NodeAddress;
 import io.cohort.raft.PartitionStateMachine;
 import io.cohort.raft.PartitionStatus;
+import io.cohort.raft.log.LogCodec;
 import io.cohort.server.metrics.RpcMetrics;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
@@ -64,6 +65,7 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
     private final ConcurrentHashMap<Integer, ManagedChannel> channels = new ConcurrentHashMap<>();
     private final RequestAuthorizer authorizer;
     private final AclRpcs acls;
+    private final GroupConfigRpcs groupConfig;
     private volatile boolean stopping;
 
     public ClusterAdminService(CohortRaftNode node) {
@@ -86,6 +88,7 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
         this.channelFactory = channelFactory;
         this.authorizer = authorizer;
         this.acls = new AclRpcs(node, authorizer, this::channel);
+        this.groupConfig = new GroupConfigRpcs(node, authorizer, this::channel);
     }
 
     /**
@@ -122,6 +125,7 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
                 call.respond(ClusterStatusResponse.newBuilder().setNodeId(node.nodeId())
                         .setPartitionCount(full.getPartitionCount()).addAllNodes(full.getNodesList())
                         .setReplicationFactor(full.getReplicationFactor())
+                        .setMaxLogFormatVersion(LogCodec.MAX_READABLE_FORMAT_VERSION)
                         .setErrorCode(ErrorTable.toProto(ErrorCode.CLUSTER_AUTHORIZATION_FAILED))
                         .setErrorMessage(Principals.principal() + " may not DESCRIBE the cluster").build(),
                         ErrorCode.CLUSTER_AUTHORIZATION_FAILED.name());
@@ -142,7 +146,8 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
         ClusterStatusResponse.Builder response = ClusterStatusResponse.newBuilder()
                 .setNodeId(node.nodeId())
                 .setPartitionCount(node.partitions())
-                .setReplicationFactor(node.spec().replicationFactor());
+                .setReplicationFactor(node.spec().replicationFactor())
+                .setMaxLogFormatVersion(LogCodec.MAX_READABLE_FORMAT_VERSION);
         for (int partition : node.hostedPartitions()) {
             PartitionStatus status = node.status(partition);
             response.addPartitions(io.cohort.api.v1.PartitionStatus.newBuilder()
@@ -160,7 +165,8 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
         ClusterStatusResponse.Builder response = ClusterStatusResponse.newBuilder()
                 .setNodeId(node.nodeId())
                 .setPartitionCount(node.partitions())
-                .setReplicationFactor(node.spec().replicationFactor());
+                .setReplicationFactor(node.spec().replicationFactor())
+                .setMaxLogFormatVersion(LogCodec.MAX_READABLE_FORMAT_VERSION);
         for (NodeAddress peer : node.spec().peers()) {
             response.addNodes(NodeStatus.newBuilder()
                     .setNodeId(peer.nodeId())
@@ -365,6 +371,44 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
         } catch (RuntimeException e) {
             LOG.error("DescribeAcls failed", e);
             call.fail(Status.INTERNAL.withDescription("could not read the ACLs: " + e));
+        }
+    }
+
+    // ---- group settings (GroupConfigRpcs) ----
+
+    @Override
+    public void describeGroupConfig(io.cohort.api.v1.DescribeGroupConfigRequest request,
+                                    StreamObserver<io.cohort.api.v1.DescribeGroupConfigResponse> observer) {
+        RpcCall<io.cohort.api.v1.DescribeGroupConfigResponse> call =
+                RpcCall.start("DescribeGroupConfig", observer, RpcMetrics.NONE);
+        try {
+            io.cohort.api.v1.DescribeGroupConfigResponse response = groupConfig.describe(request);
+            call.respond(response, response.getErrorCode().name());
+        } catch (RuntimeException e) {
+            LOG.error("DescribeGroupConfig failed", e);
+            call.fail(Status.INTERNAL.withDescription("could not read the group settings: " + e));
+        }
+    }
+
+    @Override
+    public void alterGroupConfig(io.cohort.api.v1.AlterGroupConfigRequest request,
+                                 StreamObserver<io.cohort.api.v1.AlterGroupConfigResponse> observer) {
+        RpcCall<io.cohort.api.v1.AlterGroupConfigResponse> call =
+                RpcCall.start("AlterGroupConfig", observer, RpcMetrics.NONE);
+        if (refusedWhileStopping(call)) {
+            return;
+        }
+        try {
+            groupConfig.alter(request).whenComplete((response, error) -> {
+                Throwable cause = error == null ? null : ErrorTable.unwrap(error);
+                if (cause instanceof IllegalArgumentException) {
+                    call.fail(Status.INVALID_ARGUMENT.withDescription(cause.getMessage()));
+                } else {
+                    respond(call, response, error, r -> r.getErrorCode().name());
+                }
+            });
+        } catch (IllegalArgumentException e) {
+            call.fail(Status.INVALID_ARGUMENT.withDescription(e.getMessage()));
         }
     }
 

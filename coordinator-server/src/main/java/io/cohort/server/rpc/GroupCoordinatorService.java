@@ -194,7 +194,10 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
             if (deniedGroup(serving, "JoinGroup", AclOperation.READ, request.getGroupId())) {
                 return;
             }
-            GroupConfig groupConfig = node.spec().groupConfig();
+            // The settings the partition's shard has applied (they change online: SetGroupConfig); the
+            // shard checks the session timeout again when it applies the join.
+            int partition = node.partitionFor(request.getGroupId());
+            GroupConfig groupConfig = node.hosts(partition) ? node.shard(partition).config() : node.spec().groupConfig();
             ErrorCode validation = RequestValidator.joinGroupError(request, groupConfig);
             if (validation == ErrorCode.INVALID_SESSION_TIMEOUT && !stopping) {
                 serving.answer(new Failure(validation,
