@@ -25,7 +25,7 @@ import picocli.CommandLine.Spec;
 /** {@code cohort offsets get|set|delete}. */
 @Command(name = "offsets", description = "Reads, sets and deletes the committed offsets of a group.",
         subcommands = {OffsetsCommand.GetOffsets.class, OffsetsCommand.SetOffsets.class,
-                OffsetsCommand.DeleteOffsets.class})
+                OffsetsCommand.DeleteOffsets.class, OffsetsResetCommand.class})
 final class OffsetsCommand implements Runnable {
     @Spec
     CommandSpec spec;

@@ -470,6 +470,50 @@ public final class CohortClient implements AutoCloseable {
         }
     }
 
+    /**
+     * The group settings every partition held by node {@code nodeId} has applied; one attempt.
+     * Throws CohortException (UNKNOWN_SERVER_ERROR with the gRPC status as cause) if the node does
+     * not answer, or the node's error (e.g. CLUSTER_AUTHORIZATION_FAILED).
+     */
+    public io.cohort.api.v1.DescribeGroupConfigResponse describeGroupConfig(int nodeId) {
+        Endpoint endpoint = topology().nodes().get(nodeId);
+        if (endpoint == null) {
+            throw new CohortException(ErrorCode.INVALID_REQUEST, "no node " + nodeId + " in the cluster; nodes are "
+                    + topology().nodes().keySet());
+        }
+        io.cohort.api.v1.DescribeGroupConfigResponse response;
+        try {
+            response = ClusterAdminGrpc.newBlockingStub(channel(endpoint))
+                    .withDeadlineAfter(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
+                    .describeGroupConfig(io.cohort.api.v1.DescribeGroupConfigRequest.getDefaultInstance());
+        } catch (StatusRuntimeException e) {
+            throw new CohortException(ErrorCode.UNKNOWN_SERVER_ERROR, "node " + nodeId + " at " + endpoint
+                    + " did not answer: " + e.getStatus().getCode(), e);
+        }
+        throwIfError(response.getErrorCode(), response.getErrorMessage(), "reading the group settings of node " + nodeId);
+        return response;
+    }
+
+    /**
+     * Changes group settings online (needs ALTER on the cluster; names are cluster.properties keys).
+     * Returns the answer, including partitions that did not take the change (its error_code then
+     * names the first such error; running the change again brings them up to date). Throws
+     * CohortException for a refusal of the whole change (e.g. UNSUPPORTED_VERSION: a node does not
+     * read log format 3), and INVALID_REQUEST for malformed settings (gRPC INVALID_ARGUMENT).
+     */
+    public io.cohort.api.v1.AlterGroupConfigResponse alterGroupConfig(Map<String, String> settings) {
+        io.cohort.api.v1.AlterGroupConfigRequest.Builder request = io.cohort.api.v1.AlterGroupConfigRequest.newBuilder();
+        settings.forEach((name, value) -> request.addEntries(io.cohort.api.v1.GroupConfigEntry.newBuilder()
+                .setName(name).setValue(value)));
+        io.cohort.api.v1.AlterGroupConfigResponse response = anyNodeCall(endpoint -> ClusterAdminGrpc
+                .newBlockingStub(channel(endpoint)).withDeadlineAfter(requestTimeout.toMillis() * 3, TimeUnit.MILLISECONDS)
+                .alterGroupConfig(request.build()), "changing group settings");
+        if (response.getPartitionsCount() == 0) {
+            throwIfError(response.getErrorCode(), response.getErrorMessage(), "changing group settings");
+        }
+        return response;
+    }
+
     /** The configured nodes by id, as learned from the cluster. */
     public Map<Integer, String> nodes() {
         Map<Integer, String> nodes = new TreeMap<>();
