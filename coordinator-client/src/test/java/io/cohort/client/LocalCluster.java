@@ -116,6 +116,11 @@ public final class LocalCluster implements AutoCloseable {
         return -1;
     }
 
+    /** Node {@code id}'s Raft side (to act on one partition directly, as a test of partial states does). */
+    public io.cohort.raft.CohortRaftNode raftNode(int id) {
+        return servers[id].node();
+    }
+
     /** {@code 127.0.0.1:port} of node {@code id}'s client server. */
     public String endpoint(int id) {
         return "127.0.0.1:" + clientPorts.get(id - 1);
