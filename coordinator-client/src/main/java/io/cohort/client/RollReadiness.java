@@ -79,7 +79,7 @@ public final class RollReadiness {
         PartitionStatus leaderStatus = null;
         for (int id : nodeIds) {
             Optional<PartitionStatus> s = partition(earlier.get(id), p);
-            if (s.isPresent() && s.get().getHosted() && s.get().getLeaderReady() && s.get().getLeaderNodeId() == id
+            if (s.isPresent() && hosted(s.get()) && s.get().getLeaderReady() && s.get().getLeaderNodeId() == id
                     && (leaderStatus == null || s.get().getTerm() > leaderStatus.getTerm())) {
                 leader = id;
                 leaderStatus = s.get();
@@ -93,7 +93,7 @@ public final class RollReadiness {
             Optional<PartitionStatus> s = partition(later.get(id), p);
             if (s.isEmpty()) {
                 waiting.add("partition " + p + ": node " + id + " does not list it");
-            } else if (s.get().getHosted()) {
+            } else if (hosted(s.get())) {
                 if (s.get().getLeaderNodeId() != leader) {
                     waiting.add("partition " + p + ": node " + id + " sees leader " + s.get().getLeaderNodeId()
                             + ", not node " + leader);
@@ -110,6 +110,14 @@ public final class RollReadiness {
                         + preferred);
             }
         }
+    }
+
+    /**
+     * Whether the answering node holds a replica. A node of a release before replica placement names
+     * no replicas and leaves {@code hosted} unset: it held every partition.
+     */
+    private static boolean hosted(PartitionStatus s) {
+        return s.getHosted() || s.getReplicaNodeIdsCount() == 0;
     }
 
     private static Optional<PartitionStatus> partition(ClusterStatusResponse answer, int p) {

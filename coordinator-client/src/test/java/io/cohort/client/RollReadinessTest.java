@@ -101,4 +101,17 @@ class RollReadinessTest {
 
         assertThat(RollReadiness.waitingFor(NODES, answers, answers, true)).isEmpty();
     }
+
+    @Test
+    void testANodeOfAReleaseBeforeReplicaPlacementHoldsEveryPartition() {
+        // Such a node names no replicas and leaves hosted unset; the preferred leader is then unknown.
+        PartitionStatus old = PartitionStatus.newBuilder().setPartitionIndex(0).setLeaderNodeId(2).setTerm(3)
+                .setCommitIndex(100).setAppliedIndex(90).build();
+        Map<Integer, ClusterStatusResponse> answers = Map.of(1, status(1, partition(1, 2, 100, 100)),
+                2, status(2, partition(2, 2, 100, 100)), 3, status(3, old));
+
+        assertThat(RollReadiness.waitingFor(NODES, answers, answers, true)).containsExactly(
+                "partition 0: node 3 applied index 90 < commit index 100 of leader node 2",
+                "partition 0 is led by node 2, not by its preferred leader node 1");
+    }
 }
