@@ -4,7 +4,7 @@
 # the same workload in the same run against a fresh 3-node Apache Kafka 4.4.0 KRaft cluster on
 # loopback (one cluster at a time). How to read the results: docs/BENCHMARKS.md.
 #
-#   scripts/bench.sh commit|rebalance|failover|scale|all [--vs-kafka] [--quick] [options]
+#   scripts/bench.sh commit|rebalance|failover|scale|roll|all [--vs-kafka] [--quick] [options]
 #
 #   commit      C = 1, 8, 32 committers, own group each (generation -1), synchronous commits:
 #               commits_per_s, p50_ms, p99_ms, p999_ms, failed_commits
@@ -14,7 +14,10 @@
 #               gap_ms, max_stall_any_committer_ms, lost_acked_commits per kill, p50/p99 summary
 #   scale       100,000 groups x 10 offsets on 3 nodes with -Xmx1g (Cohort only): heap_used_mb,
 #               snapshot_bytes, restart_to_serving_ms
-#   all         all four, in that order
+#   roll        8 committers; rolling restart of every node (SIGTERM, start, wait until caught up
+#               and the leaders balanced, next; as scripts/cluster.sh roll; Cohort only, not in all):
+#               max_stall_any_committer_ms per node and overall, commit p50/p99/p999, lost_acked_commits
+#   all         commit, rebalance, failover and scale, in that order
 #
 #   --vs-kafka        also run each workload (but scale) against Kafka; prints the Cohort/Kafka table
 #   --kafka-only      only the Kafka side
@@ -66,8 +69,8 @@ die() {
 [[ $# -ge 1 ]] || usage 2
 case "$1" in
   -h | --help | help) usage 0 ;;
-  commit | rebalance | failover | scale | all) ;;
-  *) die "unknown workload '$1' (commit, rebalance, failover, scale or all; --help for usage)" ;;
+  commit | rebalance | failover | scale | roll | all) ;;
+  *) die "unknown workload '$1' (commit, rebalance, failover, scale, roll or all; --help for usage)" ;;
 esac
 
 command -v java >/dev/null 2>&1 || die "java not found: install Java 17 or newer"

@@ -15,6 +15,13 @@
 #   scripts/cluster.sh kill NODE                         SIGKILL one node
 #   scripts/cluster.sh start NODE                        start one stopped node again
 #   scripts/cluster.sh restart NODE                      SIGTERM one node, wait, start it again
+#   scripts/cluster.sh roll                              rolling restart (and upgrade, to the jar last
+#                                                        built): one node at a time, SIGTERM (it hands
+#                                                        its leaderships off), start, then wait until
+#                                                        every replica caught up and every partition is
+#                                                        led by its preferred leader (`cohort cluster
+#                                                        wait-ready`) before the next; exit 1 if a node
+#                                                        does not come back
 #
 # Files, relative to the repository root: data/node-<i>/ (Raft logs, snapshots, cluster metadata),
 # data/node-<i>.pid, data/cluster.env (the cluster's shape, kept until you delete data/),
@@ -26,7 +33,8 @@
 #
 # Environment: COHORT_JAVA_OPTS (default -Xmx512m; -XX:+ExitOnOutOfMemoryError is always added),
 # COHORT_UP_TIMEOUT_S (default 90),
-# COHORT_STOP_TIMEOUT_S (default 30).
+# COHORT_STOP_TIMEOUT_S (default 30),
+# COHORT_ROLL_READY_TIMEOUT_S (default 120: per node of a roll, for catching up and leader balance).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -41,6 +49,7 @@ cluster_env="$data_dir/cluster.env"
 java_opts=${COHORT_JAVA_OPTS:--Xmx512m}
 up_timeout_s=${COHORT_UP_TIMEOUT_S:-90}
 stop_timeout_s=${COHORT_STOP_TIMEOUT_S:-30}
+roll_ready_timeout_s=${COHORT_ROLL_READY_TIMEOUT_S:-120}
 host=127.0.0.1
 cert_dir=$data_dir/certs
 # With --acls: the principal of the client certificate (CertTool's CN=client,O=Cohort, DEFAULT mapping).
@@ -413,6 +422,43 @@ cmd_down() {
   fi
 }
 
+# `cohort cluster wait-ready` (scripts/cohort, which builds the CLI if missing) against this cluster,
+# with its certificates; $1 = seconds to wait. Progress on stderr, the verdict on stdout.
+wait_ready() {
+  # shellcheck disable=SC2046 # the options are words without spaces
+  "$root/scripts/cohort" --bootstrap "$(bootstrap)" $(cli_tls_options) cluster wait-ready --wait "$1"
+}
+
+# Rolling restart: every node in turn, the next only once the cluster is caught up and balanced
+# again. Also a rolling upgrade: the nodes start from the jar built last (copied by rename, so the
+# running ones keep theirs).
+cmd_roll() {
+  local i started
+  load_cluster
+  require_java
+  for ((i = 1; i <= NODES; i++)); do
+    node_pid "$i" >/dev/null || die "node $i is not running: start it first (scripts/cluster.sh start $i), a roll restarts a whole cluster"
+  done
+  build_jar_if_missing
+  if ! cmp -s "$jar" "$run_jar"; then
+    echo "roll: the nodes will start from the newly built $jar (a rolling upgrade)"
+    cp "$jar" "$run_jar.tmp"
+    mv -f "$run_jar.tmp" "$run_jar"
+  fi
+  echo "roll: checking that the cluster is caught up and balanced before the first node (at most ${roll_ready_timeout_s}s) ..."
+  wait_ready "$roll_ready_timeout_s" || die "the cluster is not ready to roll (see above); nothing was restarted"
+  started=$SECONDS
+  for ((i = 1; i <= NODES; i++)); do
+    echo "roll: node $i of $NODES: stopping (SIGTERM: it hands the partitions it leads to caught-up peers)"
+    stop_node "$i" TERM
+    start_node "$i" || die "node $i did not come back; the roll stopped here, nodes $((i + 1))..$NODES were not restarted (see $log_dir/node-$i.log)"
+    echo "roll: node $i of $NODES: waiting until every replica caught up and the leaders are balanced (at most ${roll_ready_timeout_s}s) ..."
+    wait_ready "$roll_ready_timeout_s" \
+      || die "node $i restarted but the cluster did not catch up and rebalance within ${roll_ready_timeout_s}s; the roll stopped here, nodes $((i + 1))..$NODES were not restarted (see $log_dir/node-$i.log; COHORT_ROLL_READY_TIMEOUT_S waits longer)"
+  done
+  echo "roll: done: $NODES nodes restarted one at a time in $((SECONDS - started))s"
+}
+
 main() {
   local command=${1:-}
   (($#)) && shift
@@ -420,6 +466,7 @@ main() {
     up) cmd_up "$@" ;;
     status) cmd_status ;;
     down) cmd_down ;;
+    roll) (($# == 0)) || die "usage: scripts/cluster.sh roll"; cmd_roll ;;
     kill | start | restart)
       (($# == 1)) || die "usage: scripts/cluster.sh $command NODE"
       load_cluster

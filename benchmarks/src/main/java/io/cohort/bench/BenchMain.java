@@ -26,7 +26,7 @@ import picocli.CommandLine.Parameters;
 public final class BenchMain implements Callable<Integer> {
     static final String RUN_ID = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
 
-    @Parameters(index = "0", description = "commit | rebalance | failover | scale | all")
+    @Parameters(index = "0", description = "commit | rebalance | failover | scale | roll | all (roll: not in all)")
     String workload;
 
     @Option(names = "--vs-kafka", description = "Also run each workload (but scale) against a 3-node Kafka 4.4.0 KRaft cluster.")
@@ -205,9 +205,9 @@ public final class BenchMain implements Callable<Integer> {
     public Integer call() throws Exception {
         List<String> workloads = switch (workload) {
             case "all" -> List.of(CommitWorkload.NAME, RebalanceWorkload.NAME, FailoverWorkload.NAME, ScaleWorkload.NAME);
-            case "commit", "rebalance", "failover", "scale" -> List.of(workload);
+            case "commit", "rebalance", "failover", "scale", "roll" -> List.of(workload);
             default -> throw new CommandLine.ParameterException(new CommandLine(this),
-                    "workload must be commit, rebalance, failover, scale or all; got " + workload);
+                    "workload must be commit, rebalance, failover, scale, roll or all; got " + workload);
         };
         BenchOptions o = options();
         if (o.runCohort() && !Files.isRegularFile(o.serverJar())) {
@@ -227,11 +227,11 @@ public final class BenchMain implements Callable<Integer> {
                 if (o.runCohort()) {
                     runOne("cohort", w, o, results, p);
                 }
-                if (o.runCohort() && o.vsSecure() && !w.equals(ScaleWorkload.NAME)) {
+                if (o.runCohort() && o.vsSecure() && !w.equals(ScaleWorkload.NAME) && !w.equals(RollWorkload.NAME)) {
                     runOne(CohortTarget.SECURED, w, o, results, p);
                 }
             }
-            if (o.runKafka() && !w.equals(ScaleWorkload.NAME)) {
+            if (o.runKafka() && !w.equals(ScaleWorkload.NAME) && !w.equals(RollWorkload.NAME)) {
                 runOne("kafka", w, o, results, 1);
             }
         }
@@ -288,6 +288,7 @@ public final class BenchMain implements Callable<Integer> {
                 case FailoverWorkload.NAME -> FailoverWorkload.run(target, o, results,
                         system.equals("kafka") ? o.kafkaKills() : o.kills());
                 case ScaleWorkload.NAME -> ScaleWorkload.run((CohortTarget) target, o, results);
+                case RollWorkload.NAME -> RollWorkload.run((CohortTarget) target, o, results);
                 default -> throw new IllegalArgumentException(workload);
             }
             if (results.failures().size() > failuresBefore) {

@@ -410,6 +410,14 @@ public final class ProcessCluster implements AutoCloseable {
     }
 
     /**
+     * Node {@code nodeId} runs {@code jar} from its next start on (another release, for a mixed-version
+     * cluster during a rolling upgrade); null goes back to the cluster's jar.
+     */
+    public void useServerJar(int nodeId, Path jar) {
+        node(nodeId).serverJar = jar;
+    }
+
+    /**
      * Kills node {@code nodeId} with SIGKILL ({@link Process#destroyForcibly()} is {@code kill -9} on
      * Linux) and waits until it is gone. Checks the exit status: a process that exited any other way
      * (it crashed earlier, or handled a signal) fails the call, since the test would not be
@@ -789,7 +797,7 @@ public final class ProcessCluster implements AutoCloseable {
         }
         // Tags the process so a stray node can be found with ps.
         command.add("-Dcohort.cluster.run=" + runDir);
-        command.addAll(List.of("-jar", serverJar.toString(),
+        command.addAll(List.of("-jar", (node.serverJar != null ? node.serverJar : serverJar).toString(),
                 "--node-id", String.valueOf(node.id),
                 "--cluster-id", clusterId,
                 "--peers", peersSpec(),
@@ -1041,6 +1049,8 @@ public final class ProcessCluster implements AutoCloseable {
         /** Its {@code raft.tls.*} settings; empty for a plaintext Raft port. */
         final Map<String, String> raftTlsSettings = new LinkedHashMap<>();
         int starts;
+        /** The jar of its next start if not the cluster's ({@link #useServerJar}); null for the cluster's. */
+        volatile Path serverJar;
         volatile Process process;
         ManagedChannel channel;
 

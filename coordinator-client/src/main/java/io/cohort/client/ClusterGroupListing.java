@@ -204,6 +204,17 @@ final class ClusterGroupListing {
                     fresh.put(partition, new ArrayList<>());
                 }
             }
+            // A node of a release before partition_indexes answers for every partition from its own
+            // replicas (all of them: those releases put every partition on every node) and names none.
+            // Groups without partitions can only come from such a node: this release names the partitions
+            // of every group it lists. Its view then covers every partition not heard from yet.
+            if (answer.getPartitionIndexesCount() == 0 && answer.getGroupsCount() > 0) {
+                for (int partition = 0; partition < partitionCount; partition++) {
+                    if (!groupsByPartition.containsKey(partition)) {
+                        fresh.put(partition, new ArrayList<>());
+                    }
+                }
+            }
             for (ListGroupsResponse.Group group : answer.getGroupsList()) {
                 List<ListGroupsResponse.Group> partitionGroups =
                         fresh.get(Partitioner.partitionFor(group.getGroupId(), partitionCount));

@@ -64,4 +64,20 @@ class ClusterGroupListingTest {
         assertThat(merge.groups()).extracting(ListGroupsResponse.Group::getGroupId).containsExactly(groupIn(0, "a"));
         assertThat(merge.missing()).containsExactly(1, 2, 3);
     }
+
+    @Test
+    void testANodeOfAReleaseBeforePartitionIndexesCoversEveryPartitionNotHeardFromYet() {
+        // Rolling upgrade with the new client: an older node lists the whole cluster and names no partitions.
+        String zero = groupIn(0, "z");
+        String two = groupIn(2, "t");
+        String three = groupIn(3, "h");
+        ClusterGroupListing.Merge merge = new ClusterGroupListing.Merge(PARTITIONS);
+        merge.add(answer(List.of(0), zero));
+        merge.add(answer(List.of(), zero, groupIn(0, "stale"), two, three));
+
+        assertThat(merge.complete()).isTrue();
+        // Partition 0 stays as the node that named it answered: views are never mixed within a partition.
+        assertThat(merge.groups()).extracting(ListGroupsResponse.Group::getGroupId)
+                .containsExactlyElementsOf(java.util.stream.Stream.of(zero, two, three).sorted().toList());
+    }
 }
