@@ -226,6 +226,8 @@ public final class CohortServerMain {
             return config;
         }
         joining = true;
+        // Before the first call to the seed loads the logging (it would fall back to DEBUG on stdout).
+        Logging.configure(config);
         // The cluster's settings win over the node's own: a joining node invents none of them.
         layers.put(ServerConfig.JOIN + " " + seed, JoinBootstrap.clusterLayer(config, seed));
         return ServerConfig.load(configFile, layers);

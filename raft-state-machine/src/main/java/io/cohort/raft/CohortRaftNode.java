@@ -89,6 +89,8 @@ public final class CohortRaftNode implements AutoCloseable {
     private static final long PROPOSAL_EXPIRY_INTERVAL_MS = 100;
     /** How often partition 0's configuration is read for membership changes (the view, guard, cache). */
     private static final long MEMBERSHIP_REFRESH_INTERVAL_MS = 500;
+    /** How long a peer being added may stay silent before Ratis fails the change (NOPROGRESS). */
+    private static final long STAGING_TIMEOUT_MS = 30_000;
     /** How often every replica is checked to be still open (see {@link StorageWatch}). */
     private static final long REPLICA_CHECK_INTERVAL_MS = 1_000;
 
@@ -325,6 +327,10 @@ public final class CohortRaftNode implements AutoCloseable {
         // One log entry (a whole batch) must fit the write buffer: 4 bytes of length, 4 of checksum.
         RaftServerConfigKeys.Log.Appender.setBufferByteLimit(properties,
                 SizeInBytes.valueOf(tuning.writeBufferBytes() - 8));
+        // A node being added (add-node) is staged until it answers and catches up; Ratis's default
+        // gives up after 3 election timeouts without an answer (NOPROGRESS), which a freshly started
+        // JVM on a loaded machine missed. Our own catch-up wait has its own limit.
+        RaftServerConfigKeys.setStagingTimeout(properties, millis(STAGING_TIMEOUT_MS));
         RaftServerConfigKeys.Read.setOption(properties, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
         RaftServerConfigKeys.Read.setLeaderLeaseEnabled(properties, tuning.leaderLeaseEnabled());
         RaftServerConfigKeys.Read.setTimeout(properties, millis(tuning.readTimeoutMs()));
