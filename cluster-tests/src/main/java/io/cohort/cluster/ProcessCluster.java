@@ -399,6 +399,38 @@ public final class ProcessCluster implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Adds node {@code nodeId} to this run (new ports, its own directory) and starts it in join mode
+     * ({@code --join} of node {@code seedNodeId}'s client port, {@code --peers} itself only): it takes
+     * the cluster's settings from the seed and waits, empty, for {@code add-node}. Waits until it
+     * prints SERVING. Later {@link #start}s of it keep the join option (its data dir then holds the
+     * settings). If the node exists already (a replacement with the same id), its ports are kept.
+     */
+    public void startJoining(int nodeId, int seedNodeId) {
+        Node node = nodes.get(nodeId);
+        if (node == null) {
+            int[] ports = TestPorts.next(3);
+            node = new Node(nodeId, ports[0], ports[1], ports[2], runDir.resolve("node-" + nodeId));
+            nodes.put(nodeId, node);
+        }
+        if (isRunning(nodeId)) {
+            throw new IllegalStateException("node " + nodeId + " is already running");
+        }
+        node.joinSeed = HOST + ":" + node(seedNodeId).clientPort;
+        launch(node);
+        awaitServing(node);
+    }
+
+    /** {@code host:raftPort} of node {@code nodeId}, as add-node takes it. */
+    public String raftAddress(int nodeId) {
+        return hostOf(nodeId) + ":" + node(nodeId).raftPort;
+    }
+
+    /** {@code host:clientPort} of node {@code nodeId}, as add-node takes it. */
+    public String clientAddress(int nodeId) {
+        return hostOf(nodeId) + ":" + node(nodeId).clientPort;
+    }
+
     /** Starts node {@code nodeId} (with its existing data, if any) and waits until it prints SERVING. */
     public void start(int nodeId) {
         Node node = node(nodeId);
@@ -800,7 +832,8 @@ public final class ProcessCluster implements AutoCloseable {
         command.addAll(List.of("-jar", (node.serverJar != null ? node.serverJar : serverJar).toString(),
                 "--node-id", String.valueOf(node.id),
                 "--cluster-id", clusterId,
-                "--peers", peersSpec(),
+                "--peers", node.joinSeed == null ? peersSpec()
+                        : node.id + "=" + hostOf(node.id) + ":" + node.raftPort + ":" + node.clientPort,
                 "--data-dir", node.dir.resolve("data").toString(),
                 "--log-dir", node.logDir().toString(),
                 "--partitions", String.valueOf(partitions),
@@ -812,6 +845,9 @@ public final class ProcessCluster implements AutoCloseable {
         for (Map.Entry<String, String> setting : node.raftTlsSettings.entrySet()) {
             command.add("--set");
             command.add(setting.getKey() + "=" + setting.getValue());
+        }
+        if (node.joinSeed != null) {
+            command.addAll(List.of("--join", node.joinSeed));
         }
         return command;
     }
@@ -1051,6 +1087,8 @@ public final class ProcessCluster implements AutoCloseable {
         int starts;
         /** The jar of its next start if not the cluster's ({@link #useServerJar}); null for the cluster's. */
         volatile Path serverJar;
+        /** {@code host:clientPort} of the member a node started by {@link #startJoining} joins through. */
+        String joinSeed;
         volatile Process process;
         ManagedChannel channel;
 

@@ -19,7 +19,8 @@ import picocli.CommandLine.Spec;
 /** {@code cohort cluster status|transfer-leader}. */
 @Command(name = "cluster", description = "Shows the nodes and Raft partitions, moves partition leadership.",
         subcommands = {ClusterCommand.Status.class, ClusterCommand.TransferLeader.class, ClusterConfigCommand.class,
-                WaitReadyCommand.class})
+                WaitReadyCommand.class, MembershipCommands.AddNode.class, MembershipCommands.RemoveNode.class,
+                MembershipCommands.Members.class})
 final class ClusterCommand implements Runnable {
     @Spec
     CommandSpec spec;

@@ -522,6 +522,71 @@ public final class CohortClient implements AutoCloseable {
     }
 
     /**
+     * Adds node {@code nodeId} (started with {@code cluster.join}) to the cluster: a listener of each
+     * of its partitions, then a voter once caught up (AddNode, needs ALTER on the cluster). Waits at
+     * most {@code timeout}; COORDINATOR_NOT_AVAILABLE is retried on another node within the budget.
+     * Re-running a change that stopped halfway resumes it. Throws CohortException with the server's
+     * error (NOT_ENOUGH_REPLICAS for the quorum check, REBALANCE_IN_PROGRESS for another change).
+     */
+    public io.cohort.api.v1.MembershipChangeResponse addNode(int nodeId, String raftAddress, String clientAddress,
+                                                            Duration timeout) {
+        io.cohort.api.v1.AddNodeRequest request = io.cohort.api.v1.AddNodeRequest.newBuilder().setNodeId(nodeId)
+                .setRaftAddress(raftAddress).setClientAddress(clientAddress).build();
+        return membershipChange(stub -> stub.addNode(request), timeout, "adding node " + nodeId);
+    }
+
+    /** Removes node {@code nodeId} from the cluster (RemoveNode); as {@link #addNode}. */
+    public io.cohort.api.v1.MembershipChangeResponse removeNode(int nodeId, Duration timeout) {
+        io.cohort.api.v1.RemoveNodeRequest request = io.cohort.api.v1.RemoveNodeRequest.newBuilder().setNodeId(nodeId)
+                .build();
+        return membershipChange(stub -> stub.removeNode(request), timeout, "removing node " + nodeId);
+    }
+
+    private io.cohort.api.v1.MembershipChangeResponse membershipChange(
+            Function<ClusterAdminGrpc.ClusterAdminBlockingStub, io.cohort.api.v1.MembershipChangeResponse> call,
+            Duration timeout, String what) {
+        // COORDINATOR_NOT_AVAILABLE (partition 0 without a leader, or leadership moved off the node
+        // being removed) is asked again, of another node, within the client's budget.
+        io.cohort.api.v1.MembershipChangeResponse response = anyNodeCall(endpoint -> {
+            io.cohort.api.v1.MembershipChangeResponse r = call.apply(ClusterAdminGrpc
+                    .newBlockingStub(channel(endpoint)).withDeadlineAfter(timeout.plus(requestTimeout).toMillis(),
+                            TimeUnit.MILLISECONDS));
+            return r.getErrorCode() == ErrorCode.COORDINATOR_NOT_AVAILABLE ? null : r;
+        }, what);
+        throwIfError(response.getErrorCode(), response.getErrorMessage(), what);
+        return response;
+    }
+
+    /** The members and catch-up progress as node {@code nodeId} sees them; one attempt (DescribeMembership). */
+    public io.cohort.api.v1.DescribeMembershipResponse describeMembership(int nodeId) {
+        Endpoint endpoint = topology().nodes().get(nodeId);
+        if (endpoint == null) {
+            throw new CohortException(ErrorCode.INVALID_REQUEST, "no node " + nodeId + " in the cluster; nodes are "
+                    + topology().nodes().keySet());
+        }
+        try {
+            io.cohort.api.v1.DescribeMembershipResponse response = ClusterAdminGrpc.newBlockingStub(channel(endpoint))
+                    .withDeadlineAfter(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
+                    .describeMembership(io.cohort.api.v1.DescribeMembershipRequest.getDefaultInstance());
+            throwIfError(response.getErrorCode(), response.getErrorMessage(), "describing the membership");
+            return response;
+        } catch (StatusRuntimeException e) {
+            throw new CohortException(ErrorCode.UNKNOWN_SERVER_ERROR, "node " + nodeId + " at " + endpoint
+                    + " did not answer: " + e.getStatus().getCode(), e);
+        }
+    }
+
+    /** The members as the first node that answers sees them (DescribeMembership). */
+    public io.cohort.api.v1.DescribeMembershipResponse describeMembership() {
+        io.cohort.api.v1.DescribeMembershipResponse response = anyNodeCall(endpoint -> ClusterAdminGrpc
+                .newBlockingStub(channel(endpoint)).withDeadlineAfter(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
+                .describeMembership(io.cohort.api.v1.DescribeMembershipRequest.getDefaultInstance()),
+                "describing the membership");
+        throwIfError(response.getErrorCode(), response.getErrorMessage(), "describing the membership");
+        return response;
+    }
+
+    /**
      * Moves the leadership of {@code partition} to {@code nodeId} and waits until that node leads it,
      * at most {@code timeout}. Throws CohortException with the server's error otherwise.
      */

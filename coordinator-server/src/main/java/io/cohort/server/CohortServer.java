@@ -108,6 +108,14 @@ public final class CohortServer implements AutoCloseable {
      * @throws IOException if a port cannot be bound or the data dir cannot be used
      */
     public static CohortServer start(ServerConfig config) throws IOException {
+        return start(config, false);
+    }
+
+    /**
+     * Starts a node; {@code joining}: it was started with {@code cluster.join} and its new replicas
+     * wait, empty, to be added by {@code cohort cluster add-node} ({@link CohortRaftNode#start}).
+     */
+    public static CohortServer start(ServerConfig config, boolean joining) throws IOException {
         NodeAddress self = config.self();
         LOG.info("starting node {} of cluster {}: {}", config.nodeId(), config.clusterId(), config.describe());
         NodeMetricsRegistry metrics = new NodeMetricsRegistry();
@@ -127,7 +135,7 @@ public final class CohortServer implements AutoCloseable {
                     config.clusterSpec(io.cohort.raft.ClusterMetadata.storedReplicationFactor(config.dataDir())),
                     config.dataDir(), config.raftTuning(),
                     new RaftPortOptions(config.connectionLimits(), config.raftTls()),
-                    new StorageFailureListener(metrics.instrument(parked), storageFailed));
+                    new StorageFailureListener(metrics.instrument(parked), storageFailed), joining);
             metrics.registerNode(node);
             HealthStatusManager health = new HealthStatusManager();
             health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.NOT_SERVING);

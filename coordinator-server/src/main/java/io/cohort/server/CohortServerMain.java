@@ -78,6 +78,14 @@ public final class CohortServerMain {
             + CohortDefaults.CLUSTER_ID + ").")
     String clusterId;
 
+    @Option(names = "--join", paramLabel = "HOST:CLIENT_PORT",
+            description = "Join a running cluster through this member (cluster.join): take the cluster's settings "
+                    + "and members from it, start with empty replicas and wait for 'cohort cluster add-node'.")
+    String join;
+
+    /** Whether the node starts in join mode (cluster.join set). */
+    boolean joining;
+
     @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Any setting, as in the config file.")
     Map<String, String> settings = new LinkedHashMap<>();
 
@@ -185,7 +193,7 @@ public final class CohortServerMain {
         }
         Logging.configure(config);
         try {
-            CohortServer server = CohortServer.start(config);
+            CohortServer server = CohortServer.start(config, options.joining);
             out.println(server.servingLine());
             out.flush();
             return new Launch(EXIT_OK, server);
@@ -211,7 +219,36 @@ public final class CohortServerMain {
         putIfSet(layers, "--log-dir", ServerConfig.LOG_DIR, logDir);
         putIfSet(layers, "--partitions", ServerConfig.PARTITIONS, partitions);
         putIfSet(layers, "--metrics-port", ServerConfig.METRICS_PORT, metricsPort);
+        putIfSet(layers, "--join", ServerConfig.JOIN, join);
+        ServerConfig config = ServerConfig.load(configFile, layers);
+        String seed = joinSeed(layers);
+        if (seed == null || seed.isBlank()) {
+            return config;
+        }
+        joining = true;
+        // Before the first call to the seed loads the logging (it would fall back to DEBUG on stdout).
+        Logging.configure(config);
+        // The cluster's settings win over the node's own: a joining node invents none of them.
+        layers.put(ServerConfig.JOIN + " " + seed, JoinBootstrap.clusterLayer(config, seed));
         return ServerConfig.load(configFile, layers);
+    }
+
+    /** cluster.join from the layers (the last wins), else from the config file. */
+    private String joinSeed(Map<String, Map<String, String>> layers) {
+        String seed = null;
+        for (Map<String, String> layer : layers.values()) {
+            seed = layer.getOrDefault(ServerConfig.JOIN, seed);
+        }
+        if (seed == null && configFile != null) {
+            java.util.Properties file = new java.util.Properties();
+            try (java.io.Reader in = java.nio.file.Files.newBufferedReader(configFile)) {
+                file.load(in);
+            } catch (IOException e) {
+                throw new ConfigException("cannot read config file " + configFile + ": " + e.getMessage());
+            }
+            seed = file.getProperty(ServerConfig.JOIN);
+        }
+        return seed == null ? null : seed.trim();
     }
 
     private static void putIfSet(Map<String, Map<String, String>> layers, String option, String key, String value) {

@@ -113,7 +113,9 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
     public static final String AUTH_PRINCIPAL_MAPPING_RULES = "auth.principal.mapping.rules";
 
     /** Every key a node accepts, in documentation order. */
-    public static final List<String> KEYS = List.of(NODE_ID, CLUSTER_ID, PEERS, DATA_DIR, LOG_DIR, PARTITIONS,
+    /** A member's client endpoint to join through (JoinBootstrap); read by CohortServerMain. */
+    public static final String JOIN = "cluster.join";
+    public static final List<String> KEYS = List.of(NODE_ID, CLUSTER_ID, PEERS, JOIN, DATA_DIR, LOG_DIR, PARTITIONS,
             REPLICATION_FACTOR, RACKS,
             METRICS_PORT, ELECTION_TIMEOUT_MIN_MS, ELECTION_TIMEOUT_MAX_MS, SNAPSHOT_EVERY_ENTRIES,
             BATCH_MAX_COMMANDS, BATCH_MAX_IN_FLIGHT_ENTRIES, LOG_METADATA_ENABLED, APPENDER_WAIT_MIN_MS,

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Properties;
 import java.util.stream.Collectors;
@@ -27,6 +28,8 @@ public final class ClusterMetadata {
     public static final String REPLICATION_FACTOR = "offsets.replication.factor";
     /** The nodes' rack labels, {@code id:rack,...}; absent or empty without labels. */
     public static final String RACKS = "cluster.racks";
+    /** The initial members ({@code --initial-cluster}); not checked at restart. */
+    public static final String PEERS = "peers";
     private static final int FORMAT_VERSION = 1;
     private static final Properties LATER_KEY_DEFAULTS = defaultsOfLaterKeys();
 
@@ -68,6 +71,11 @@ public final class ClusterMetadata {
         }
         List<String> differences = new ArrayList<>();
         for (String key : new java.util.TreeSet<>(expected.stringPropertyNames())) {
+            if (PEERS.equals(key)) {
+                // The initial members only: once the data dir exists, partition 0's Raft
+                // configuration is the membership (Membership), changed online by add/remove-node.
+                continue;
+            }
             String want = expected.getProperty(key);
             String have = stored.getProperty(key, laterKeyDefault(key, spec));
             if (!want.equals(have)) {
@@ -107,6 +115,43 @@ public final class ClusterMetadata {
             throw new MismatchException("Data dir " + dataDir + ": " + FILE_NAME + " has a non-numeric "
                     + REPLICATION_FACTOR + " '" + value + "'");
         }
+    }
+
+    /**
+     * The cluster's fixed settings as server setting keys (what a node started with
+     * {@code cluster.join} takes from a member, {@code JoinInfo}): everything
+     * {@link #writeOrVerify} checks except the node id and the peers; the retention in minutes.
+     */
+    public static java.util.Map<String, String> clusterSettings(ClusterSpec spec) {
+        return settingsOf(toProperties(0, spec));
+    }
+
+    /** {@link #clusterSettings} of the metadata stored in {@code dataDir}, with its peers; empty if none. */
+    public static Optional<java.util.Map<String, String>> storedSettings(Path dataDir) throws IOException {
+        Path file = dataDir.resolve(FILE_NAME);
+        if (!Files.exists(file)) {
+            return Optional.empty();
+        }
+        Properties stored = new Properties();
+        try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            stored.load(in);
+        }
+        java.util.Map<String, String> settings = settingsOf(stored);
+        settings.put(PEERS, stored.getProperty(PEERS, ""));
+        return Optional.of(settings);
+    }
+
+    private static java.util.Map<String, String> settingsOf(Properties p) {
+        java.util.Map<String, String> out = new java.util.TreeMap<>();
+        for (String key : p.stringPropertyNames()) {
+            switch (key) {
+                case "format.version", "node.id", PEERS -> { }
+                case "offsets.retention.ms" -> out.put("offsets.retention.minutes",
+                        Long.toString(Long.parseLong(p.getProperty(key).trim()) / 60_000L));
+                default -> out.put(key, p.getProperty(key));
+            }
+        }
+        return out;
     }
 
     /** A file without {@code key} was written before it existed; it stands for this value. */

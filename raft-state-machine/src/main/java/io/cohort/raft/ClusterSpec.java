@@ -91,6 +91,26 @@ public record ClusterSpec(String clusterId, int partitions, List<NodeAddress> pe
         return List.copyOf(placement);
     }
 
+    /**
+     * This cluster with another member list (a node added or removed online, see
+     * {@link Membership}): the same id, partitions and group settings; the replication factor as
+     * created, capped at the member count; rack labels of the remaining members. The placement is
+     * derived again from the new list.
+     */
+    public ClusterSpec withMembers(List<NodeAddress> members) {
+        List<NodeAddress> sorted = new ArrayList<>(members);
+        sorted.sort(java.util.Comparator.comparingInt(NodeAddress::nodeId));
+        Map<Integer, String> keptRacks = new TreeMap<>();
+        for (NodeAddress member : sorted) {
+            String rack = racks.get(member.nodeId());
+            if (rack != null) {
+                keptRacks.put(member.nodeId(), rack);
+            }
+        }
+        return new ClusterSpec(clusterId, partitions, sorted, groupConfig,
+                Math.min(replicationFactor, sorted.size()), keptRacks);
+    }
+
     /** The nodes holding a replica of {@code partition}, the preferred leader first. */
     public List<Integer> replicas(int partition) {
         return placement.get(partition);

@@ -87,11 +87,28 @@ public final class CohortRaftNode implements AutoCloseable {
     private static final String APPENDER_ERROR_RETRY_POLICY = "1ms,10, 100ms,1000000";
     /** How often overdue proposals are answered: the proposal timeout holds to within this. */
     private static final long PROPOSAL_EXPIRY_INTERVAL_MS = 100;
+    /** How often partition 0's configuration is read for membership changes (the view, guard, cache). */
+    private static final long MEMBERSHIP_REFRESH_INTERVAL_MS = 500;
+    /** How long a peer being added may stay silent before Ratis fails the change (NOPROGRESS). */
+    private static final long STAGING_TIMEOUT_MS = 30_000;
     /** How often every replica is checked to be still open (see {@link StorageWatch}). */
     private static final long REPLICA_CHECK_INTERVAL_MS = 1_000;
 
     private final int nodeId;
-    private final ClusterSpec spec;
+    /** The spec this node started with: its members are the initial ones, or the last cached. */
+    private final ClusterSpec initialSpec;
+    /** The spec over the current members ({@link Membership}): follows partition 0's configuration. */
+    private volatile ClusterSpec spec;
+    private volatile Membership membership;
+    /** Whether this node was seen in the membership: only a former member can be removed. */
+    private volatile boolean wasMember;
+    /** Set once partition 0's configuration no longer lists this node: it serves nothing since. */
+    private volatile boolean removed;
+    /** Since when (ms) partition 0's configuration has not listed this former member, or -1. */
+    private long notMemberSinceMs = -1;
+    /** Started with the join option: its replicas start with an empty configuration and wait. */
+    private final boolean joining;
+    private final Path dataDir;
     private final RaftTuning tuning;
     private final PartitionListener listener;
     private final RaftPeerId selfId;
@@ -118,11 +135,31 @@ public final class CohortRaftNode implements AutoCloseable {
     private final StorageWatch storageWatch;
     private final StuckStepDownWatch stuckStepDowns;
     private final ConnectionBudget raftConnections;
+    private final MembershipChanges changes;
 
     private CohortRaftNode(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning, RaftPortOptions raftPort,
-                           PartitionListener listener) throws IOException {
+                           PartitionListener listener, boolean joining) throws IOException {
         this.nodeId = nodeId;
-        this.spec = spec;
+        this.initialSpec = spec;
+        this.joining = joining;
+        this.dataDir = dataDir;
+        MembershipCache.Cached cached = MembershipCache.read(dataDir).orElse(null);
+        if (cached != null && !cached.membership().voters().isEmpty()) {
+            // Members added since the cluster was created: known before partition 0's configuration loads.
+            List<NodeAddress> members = new ArrayList<>(cached.membership().all());
+            if (members.stream().noneMatch(m -> m.nodeId() == nodeId)) {
+                members.add(spec.peer(nodeId));
+            }
+            this.membership = cached.membership();
+            this.removed = cached.removed();
+            this.wasMember = cached.membership().contains(nodeId);
+            this.spec = spec.withMembers(members);
+        } else {
+            this.membership = Membership.initial(spec.peers());
+            this.wasMember = !joining;
+            this.spec = spec;
+        }
+        spec = this.spec;
         this.tuning = tuning;
         this.listener = listener;
         this.selfId = RaftPeerId.valueOf(spec.peer(nodeId).peerId());
@@ -154,6 +191,7 @@ public final class CohortRaftNode implements AutoCloseable {
         }
         this.raftTls = RaftTls.open(raftPort.tls());
         this.raftPortGuard = new RaftPortGuard(spec.peers(), raftTls != null);
+        this.changes = new MembershipChanges(this);
         RaftProperties properties = raftProperties(dataDir, spec.peer(nodeId), tuning);
         Parameters parameters = new Parameters();
         // One customizer slot in Ratis: the connection bounds, then the guard, on every server it builds.
@@ -176,7 +214,7 @@ public final class CohortRaftNode implements AutoCloseable {
                     Integer partition = partitionByGroup.get(groupId);
                     if (partition == null) {
                         throw new IllegalStateException("Raft group " + groupId + " is not a partition of cluster "
-                                + spec.clusterId());
+                                + initialSpec.clusterId());
                     }
                     return stateMachines[partition];
                 })
@@ -212,6 +250,19 @@ public final class CohortRaftNode implements AutoCloseable {
      */
     public static CohortRaftNode start(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning,
                                        RaftPortOptions raftPort, PartitionListener listener) throws IOException {
+        return start(nodeId, spec, dataDir, tuning, raftPort, listener, false);
+    }
+
+    /**
+     * Starts the node; with {@code joining}, a node being added to a running cluster
+     * ({@code cluster.join}): the replicas it creates start with an EMPTY Raft configuration and wait
+     * for the leader to add them (add-node), as Ratis's membership-change procedure requires (a new
+     * peer started with the whole group could call an election before the others know it).
+     * {@code spec} then lists the current members and this node.
+     */
+    public static CohortRaftNode start(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning,
+                                       RaftPortOptions raftPort, PartitionListener listener, boolean joining)
+            throws IOException {
         DataDirPermissions.makePrivate(dataDir);
         ClusterMetadata.writeOrVerify(dataDir, nodeId, spec);
         RaftMetaCheck.throwIfAnyEmpty(dataDir);
@@ -220,9 +271,12 @@ public final class CohortRaftNode implements AutoCloseable {
                     java.util.concurrent.ForkJoinPool.getCommonPoolParallelism(), CommonPoolParallelism.PROPERTY,
                     CommonPoolParallelism.MIN);
         }
-        CohortRaftNode node = new CohortRaftNode(nodeId, spec, dataDir, tuning, raftPort, listener);
+        CohortRaftNode node = new CohortRaftNode(nodeId, spec, dataDir, tuning, raftPort, listener, joining);
         node.server.start();
         node.addMissingGroups();
+        node.refreshMembership();
+        node.timerScheduler.scheduleWithFixedDelay(node::refreshMembership, MEMBERSHIP_REFRESH_INTERVAL_MS,
+                MEMBERSHIP_REFRESH_INTERVAL_MS, TimeUnit.MILLISECONDS);
         // What the start created under a permissive umask (cluster.properties, new replicas' dirs).
         DataDirPermissions.makePrivate(dataDir);
         node.timerScheduler.scheduleWithFixedDelay(node::balanceLeaders, LEADER_BALANCE_INTERVAL_MS,
@@ -231,7 +285,7 @@ public final class CohortRaftNode implements AutoCloseable {
                 PROPOSAL_EXPIRY_INTERVAL_MS, TimeUnit.MILLISECONDS);
         node.timerScheduler.scheduleWithFixedDelay(
                 () -> node.storageWatch.checkReplicasOpen(spec.partitions(),
-                        p -> !node.hosts(p) || node.isReplicaOpen(p)),
+                        p -> !node.hosts(p) || node.isReplicaOpen(p) || node.removedFromCluster()),
                 REPLICA_CHECK_INTERVAL_MS, REPLICA_CHECK_INTERVAL_MS, TimeUnit.MILLISECONDS);
         LOG.info("node {} started: {} of {} partitions (replication factor {}) on Raft port {} ({})", nodeId,
                 node.hostedPartitions().size(), spec.partitions(), spec.replicationFactor(),
@@ -273,6 +327,10 @@ public final class CohortRaftNode implements AutoCloseable {
         // One log entry (a whole batch) must fit the write buffer: 4 bytes of length, 4 of checksum.
         RaftServerConfigKeys.Log.Appender.setBufferByteLimit(properties,
                 SizeInBytes.valueOf(tuning.writeBufferBytes() - 8));
+        // A node being added (add-node) is staged until it answers and catches up; Ratis's default
+        // gives up after 3 election timeouts without an answer (NOPROGRESS), which a freshly started
+        // JVM on a loaded machine missed. Our own catch-up wait has its own limit.
+        RaftServerConfigKeys.setStagingTimeout(properties, millis(STAGING_TIMEOUT_MS));
         RaftServerConfigKeys.Read.setOption(properties, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
         RaftServerConfigKeys.Read.setLeaderLeaseEnabled(properties, tuning.leaderLeaseEnabled());
         RaftServerConfigKeys.Read.setTimeout(properties, millis(tuning.readTimeoutMs()));
@@ -323,7 +381,8 @@ public final class CohortRaftNode implements AutoCloseable {
                 }
                 clearStuckStepDown(p, nowMs);
                 int preferred = spec.preferredLeader(p);
-                if (preferred == nodeId || !isLeaderReady(p)) {
+                if (preferred == nodeId || !isLeaderReady(p) || !membership.isVoter(preferred)
+                        || changes.inProgress()) {
                     preferredCaughtUpSinceMs.set(p, -1);
                     continue;
                 }
@@ -384,8 +443,13 @@ public final class CohortRaftNode implements AutoCloseable {
             if (!hosts(p) || existing.contains(spec.raftGroupId(p))) {
                 continue;
             }
+            // A joining replica knows no configuration: the leader's add-node gives it one.
+            RaftGroup group = joining ? RaftGroup.valueOf(spec.raftGroupId(p), List.of()) : raftGroup(p);
+            if (joining) {
+                LOG.info("node {}: joining: replica of partition {} created empty, waiting to be added", nodeId, p);
+            }
             RaftClientReply reply = server.groupManagement(GroupManagementRequest.newAdd(clientId, selfId,
-                    adminCallIds.incrementAndGet(), raftGroup(p), true));
+                    adminCallIds.incrementAndGet(), group, true));
             if (!reply.isSuccess()) {
                 throw new IOException("could not create the replica of partition " + p + ": " + reply.getException());
             }
@@ -394,6 +458,130 @@ public final class CohortRaftNode implements AutoCloseable {
 
     public int nodeId() {
         return nodeId;
+    }
+
+    /** The current members as partition 0's configuration lists them (refreshed every 500 ms). */
+    public Membership membership() {
+        return membership;
+    }
+
+    /** Add-node and remove-node, run on partition 0's leader. */
+    public MembershipChanges membershipChanges() {
+        return changes;
+    }
+
+    /** Whether this node was removed from the cluster (it serves nothing; its data can be deleted). */
+    public boolean removedFromCluster() {
+        return removed;
+    }
+
+    /**
+     * Reads partition 0's configuration (the membership) and, if it changed, updates the spec the
+     * node routes with, the Raft port guard and the cache. An empty configuration (a joining node
+     * not added yet) changes nothing.
+     */
+    synchronized void refreshMembership() {
+        try {
+            if (!hosts(0)) {
+                return;
+            }
+            RaftServer.Division division;
+            try {
+                division = division(0);
+            } catch (IOException e) {
+                return;
+            }
+            Membership current = membership;
+            Membership read = Membership.of(division.getRaftConf(), id -> current.member(id)
+                    .or(() -> initialSpec.hasPeer(id) ? Optional.of(initialSpec.peer(id)) : Optional.empty()));
+            if (read.voters().isEmpty()) {
+                return;
+            }
+            boolean member = read.contains(nodeId);
+            if (member) {
+                wasMember = true;
+            }
+            if (!read.equals(current)) {
+                membership = read;
+                List<NodeAddress> members = new ArrayList<>(read.all());
+                if (!member) {
+                    members.add(initialSpec.peer(nodeId));
+                }
+                spec = initialSpec.withMembers(members);
+                raftPortGuard.updatePeers(members);
+                MembershipCache.write(dataDir, read, removed);
+                LOG.info("node {}: membership of cluster {} at configuration index {}: {}", nodeId,
+                        spec.clusterId(), read.confIndex(), read.describe());
+            }
+            // A configuration without this node (after it was a member) means removed once it has
+            // stayed so for two election timeouts: Ratis does not always close a removed replica (one
+            // that saw the joint configuration waits as a follower), and a replica being caught up
+            // may replay an older configuration without itself only briefly, before its own.
+            long nowMs = System.currentTimeMillis();
+            if (member || !wasMember) {
+                notMemberSinceMs = -1;
+            } else if (notMemberSinceMs < 0) {
+                notMemberSinceMs = nowMs;
+            }
+            if (!member && wasMember && (!division.getInfo().isAlive()
+                    || nowMs - notMemberSinceMs > 2L * tuning.electionTimeoutMaxMs())) {
+                markRemoved("partition 0's configuration (index " + read.confIndex() + ") no longer lists it");
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("node {}: reading the membership failed", nodeId, e);
+        }
+    }
+
+    private void markRemoved(String why) {
+        if (removed) {
+            return;
+        }
+        removed = true;
+        MembershipCache.write(dataDir, membership, true);
+        LOG.warn("node {} was removed from cluster {} ({}): it serves no client call any more; stop it and "
+                + "delete its data dir {}", nodeId, spec.clusterId(), why, dataDir);
+    }
+
+    /** The configuration of {@code partition}'s group as this replica knows it (empty if it holds none). */
+    Optional<Membership> groupMembership(int partition) {
+        try {
+            return Optional.of(Membership.of(division(partition).getRaftConf(), id -> membership.member(id)
+                    .or(() -> initialSpec.hasPeer(id) ? Optional.of(initialSpec.peer(id)) : Optional.empty())));
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Sets {@code partition}'s configuration (this node must lead it): the voters and listeners
+     * given. Peers already in the configuration keep their Raft peer as it is; new ones carry their
+     * client endpoint. Ratis stages new peers until caught up, then commits with joint consensus.
+     */
+    CompletableFuture<RaftClientReply> setGroupConfiguration(int partition, List<NodeAddress> voters,
+                                                             List<NodeAddress> listeners) {
+        try {
+            RaftServer.Division division = division(partition);
+            org.apache.ratis.server.RaftConfiguration conf = division.getRaftConf();
+            Function<NodeAddress, RaftPeer> peerOf = address -> {
+                RaftPeer existing = conf.getPeer(RaftPeerId.valueOf(address.peerId()), RaftPeerRole.FOLLOWER,
+                        RaftPeerRole.LISTENER);
+                return existing != null && existing.getClientAddress() != null
+                        && !existing.getClientAddress().isBlank() ? existing : Membership.raftPeer(address);
+            };
+            org.apache.ratis.protocol.SetConfigurationRequest.Arguments arguments =
+                    org.apache.ratis.protocol.SetConfigurationRequest.Arguments.newBuilder()
+                            .setServersInNewConf(voters.stream().map(peerOf).toList())
+                            .setListenersInNewConf(listeners.stream().map(peerOf).toList())
+                            .build();
+            return server.setConfigurationAsync(new org.apache.ratis.protocol.SetConfigurationRequest(clientId,
+                    selfId, spec.raftGroupId(partition), adminCallIds.incrementAndGet(), arguments));
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    RaftTuning tuning() {
+        return tuning;
     }
 
     public ClusterSpec spec() {
@@ -442,6 +630,9 @@ public final class CohortRaftNode implements AutoCloseable {
      * not hold: the leader its replicas last named ({@link #learnRemoteLeader}).
      */
     public int leaderOf(int partition) {
+        if (removed) {
+            return -1;
+        }
         int leader = leaders.get(partition);
         if (leader == -1 || leader == nodeId || !hosts(partition)) {
             return leader;
@@ -515,6 +706,11 @@ public final class CohortRaftNode implements AutoCloseable {
     }
 
     private ProposalException refuseUnlessLeaderReady(int partition) {
+        if (removed) {
+            return new ProposalException(ProposalException.Kind.NOT_LEADER, -1, "node " + nodeId
+                    + " was removed from cluster " + spec.clusterId() + " and serves nothing; its data can be deleted",
+                    null);
+        }
         if (!isLeader(partition)) {
             return new ProposalException(ProposalException.Kind.NOT_LEADER, leaders.get(partition),
                     "node " + nodeId + " does not lead partition " + partition, null);
@@ -782,6 +978,7 @@ public final class CohortRaftNode implements AutoCloseable {
     @Override
     public void close() throws IOException {
         storageWatch.close();
+        changes.close();
         for (Proposer proposer : proposers) {
             if (proposer != null) {
                 proposer.close();
@@ -857,6 +1054,13 @@ public final class CohortRaftNode implements AutoCloseable {
             leaders.compareAndSet(partition, nodeId, -1);
             LOG.info("node {}: stepped down from partition {}", nodeId, partition);
             listener.onStepDown(partition);
+        }
+
+        @Override
+        public void onRemovedFromGroup(int partition) {
+            if (partition == 0) {
+                markRemoved("Ratis closed its replica of partition 0: not in the configuration");
+            }
         }
 
         @Override

@@ -89,6 +89,13 @@ public final class PartitionStateMachine extends BaseStateMachine {
          * later write until the replica is reopened), so the node must stop.
          */
         void onStorageFailed(int partition, String what, Throwable cause);
+
+        /**
+         * Ratis shut this replica down because its group's configuration no longer lists it (the
+         * node was removed: its election found it not in the configuration, or the leader said so).
+         */
+        default void onRemovedFromGroup(int partition) {
+        }
     }
 
     private final int partition;
@@ -340,6 +347,17 @@ public final class PartitionStateMachine extends BaseStateMachine {
     @Override
     public void notifyLogFailed(Throwable cause, LogEntryProto failedEntry) {
         hooks.onStorageFailed(partition, "log", cause);
+    }
+
+    /**
+     * {@code allServer} false: Ratis closed this division alone, which it does only when the
+     * configuration no longer contains this peer (removed from the group); true: the whole server stops.
+     */
+    @Override
+    public void notifyServerShutdown(org.apache.ratis.proto.RaftProtos.RoleInfoProto roleInfo, boolean allServer) {
+        if (!allServer) {
+            hooks.onRemovedFromGroup(partition);
+        }
     }
 
     /** For tests and status: what this replica has applied. */

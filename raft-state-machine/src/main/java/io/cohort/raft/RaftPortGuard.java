@@ -57,7 +57,8 @@ final class RaftPortGuard implements ServerInterceptor, GrpcServices.Customizer 
     static final String PEER_ADDRESS_CHECK_PROPERTY = "cohort.raft.peerAddressCheck";
 
     private final boolean checkPeerAddresses;
-    private final List<String> peerHosts;
+    /** The members' hosts: replaced when the membership changes ({@link #updatePeers}). */
+    private volatile List<String> peerHosts;
     private volatile Set<InetAddress> peerAddresses;
     private final AtomicLong resolvedAtMs = new AtomicLong();
     private final AtomicLong lastRefusalLoggedMs = new AtomicLong();
@@ -75,6 +76,20 @@ final class RaftPortGuard implements ServerInterceptor, GrpcServices.Customizer 
         this.peerHosts = peers.stream().map(NodeAddress::host).distinct().toList();
         this.peerAddresses = resolve(peerHosts);
         this.resolvedAtMs.set(System.currentTimeMillis());
+    }
+
+    /**
+     * The membership changed (a node added or removed): calls from the new members' hosts are
+     * accepted from now on, without a restart.
+     */
+    void updatePeers(List<NodeAddress> peers) {
+        List<String> hosts = peers.stream().map(NodeAddress::host).distinct().toList();
+        if (hosts.equals(peerHosts)) {
+            return;
+        }
+        peerAddresses = resolve(hosts);
+        peerHosts = hosts;
+        resolvedAtMs.set(System.currentTimeMillis());
     }
 
     /** Calls refused since the node started (a non-peer service, or a non-peer address). */

@@ -66,6 +66,7 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
     private final RequestAuthorizer authorizer;
     private final AclRpcs acls;
     private final GroupConfigRpcs groupConfig;
+    private final MembershipRpcs membership;
     private volatile boolean stopping;
 
     public ClusterAdminService(CohortRaftNode node) {
@@ -89,6 +90,7 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
         this.authorizer = authorizer;
         this.acls = new AclRpcs(node, authorizer, this::channel);
         this.groupConfig = new GroupConfigRpcs(node, authorizer, this::channel);
+        this.membership = new MembershipRpcs(node, authorizer, this::channel);
     }
 
     /**
@@ -410,6 +412,44 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
         } catch (IllegalArgumentException e) {
             call.fail(Status.INVALID_ARGUMENT.withDescription(e.getMessage()));
         }
+    }
+
+    // ---- Membership (MembershipRpcs) ----
+
+    @Override
+    public void addNode(io.cohort.api.v1.AddNodeRequest request,
+                        StreamObserver<io.cohort.api.v1.MembershipChangeResponse> observer) {
+        RpcCall<io.cohort.api.v1.MembershipChangeResponse> call = RpcCall.start("AddNode", observer, RpcMetrics.NONE);
+        if (!refusedWhileStopping(call)) {
+            membership.withMembers(membership.addNode(request)).whenComplete((response, error) ->
+                    respond(call, response, error, r -> r.getErrorCode().name()));
+        }
+    }
+
+    @Override
+    public void removeNode(io.cohort.api.v1.RemoveNodeRequest request,
+                           StreamObserver<io.cohort.api.v1.MembershipChangeResponse> observer) {
+        RpcCall<io.cohort.api.v1.MembershipChangeResponse> call = RpcCall.start("RemoveNode", observer,
+                RpcMetrics.NONE);
+        if (!refusedWhileStopping(call)) {
+            membership.withMembers(membership.removeNode(request)).whenComplete((response, error) ->
+                    respond(call, response, error, r -> r.getErrorCode().name()));
+        }
+    }
+
+    @Override
+    public void describeMembership(io.cohort.api.v1.DescribeMembershipRequest request,
+                                   StreamObserver<io.cohort.api.v1.DescribeMembershipResponse> observer) {
+        RpcCall<io.cohort.api.v1.DescribeMembershipResponse> call = RpcCall.start("DescribeMembership", observer,
+                RpcMetrics.NONE);
+        respond(call, membership.describe(request), null, r -> r.getErrorCode().name());
+    }
+
+    @Override
+    public void joinInfo(io.cohort.api.v1.JoinInfoRequest request,
+                         StreamObserver<io.cohort.api.v1.JoinInfoResponse> observer) {
+        RpcCall<io.cohort.api.v1.JoinInfoResponse> call = RpcCall.start("JoinInfo", observer, RpcMetrics.NONE);
+        respond(call, membership.joinInfo(request), null, r -> r.getErrorCode().name());
     }
 
     private boolean refusedWhileStopping(RpcCall<?> call) {

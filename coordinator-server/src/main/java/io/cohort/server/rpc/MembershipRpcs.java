@@ -1,0 +1,267 @@
+package io.cohort.server.rpc;
+
+import io.cohort.api.v1.AddNodeRequest;
+import io.cohort.api.v1.ClusterAdminGrpc;
+import io.cohort.api.v1.DescribeMembershipRequest;
+import io.cohort.api.v1.DescribeMembershipResponse;
+import io.cohort.api.v1.JoinInfoRequest;
+import io.cohort.api.v1.JoinInfoResponse;
+import io.cohort.api.v1.Member;
+import io.cohort.api.v1.MemberProgress;
+import io.cohort.api.v1.MemberRole;
+import io.cohort.api.v1.MembershipChangeResponse;
+import io.cohort.api.v1.MembershipFailure;
+import io.cohort.api.v1.RemoveNodeRequest;
+import io.cohort.core.ErrorCode;
+import io.cohort.core.acl.AclOperation;
+import io.cohort.raft.ClusterMetadata;
+import io.cohort.raft.CohortRaftNode;
+import io.cohort.raft.Membership;
+import io.cohort.raft.MembershipChanges;
+import io.cohort.raft.MembershipChanges.MembershipException;
+import io.cohort.raft.NodeAddress;
+import io.cohort.raft.PartitionStatus;
+import io.cohort.server.auth.Principals;
+import io.cohort.server.auth.RequestAuthorizer;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.MetadataUtils;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The membership RPCs of the ClusterAdmin service (membership.proto): AddNode and RemoveNode run
+ * on partition 0's leader ({@link MembershipChanges}); a node that does not lead it forwards the
+ * request once to the node that does, as TransferLeadership does. DescribeMembership and JoinInfo
+ * answer from the local view.
+ */
+final class MembershipRpcs {
+    private static final Logger LOG = LoggerFactory.getLogger(MembershipRpcs.class);
+    /** A forwarded change may take as long as a catch-up plus the promotion. */
+    private static final long FORWARD_DEADLINE_MS = 300_000;
+
+    private final CohortRaftNode node;
+    private final RequestAuthorizer authorizer;
+    private final IntFunction<ManagedChannel> channels;
+
+    MembershipRpcs(CohortRaftNode node, RequestAuthorizer authorizer, IntFunction<ManagedChannel> channels) {
+        this.node = node;
+        this.authorizer = authorizer;
+        this.channels = channels;
+    }
+
+    CompletableFuture<MembershipChangeResponse> addNode(AddNodeRequest request) {
+        MembershipChangeResponse refusal = refusal("AddNode");
+        if (refusal != null) {
+            return CompletableFuture.completedFuture(refusal);
+        }
+        NodeAddress address;
+        try {
+            if (request.getNodeId() <= 0) {
+                throw new IllegalArgumentException("node_id must be > 0, got " + request.getNodeId());
+            }
+            String[] raft = hostPort(request.getRaftAddress(), "raft_address");
+            String[] client = hostPort(request.getClientAddress(), "client_address");
+            if (!raft[0].equals(client[0])) {
+                throw new IllegalArgumentException("raft_address and client_address must name the same host");
+            }
+            address = new NodeAddress(request.getNodeId(), raft[0], Integer.parseInt(raft[1]),
+                    Integer.parseInt(client[1]));
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.completedFuture(response(ErrorCode.INVALID_REQUEST, e.getMessage(),
+                    MembershipFailure.MEMBERSHIP_FAILURE_NONE, List.of()));
+        }
+        if (!node.isLeaderReady(0)) {
+            return forward(stub -> stub.addNode(request));
+        }
+        return outcome(node.membershipChanges().addNode(address, step -> { }), stub -> stub.addNode(request));
+    }
+
+    CompletableFuture<MembershipChangeResponse> removeNode(RemoveNodeRequest request) {
+        MembershipChangeResponse refusal = refusal("RemoveNode");
+        if (refusal != null) {
+            return CompletableFuture.completedFuture(refusal);
+        }
+        if (request.getNodeId() < 0) {
+            return CompletableFuture.completedFuture(response(ErrorCode.INVALID_REQUEST, "node_id must be >= 0",
+                    MembershipFailure.MEMBERSHIP_FAILURE_NONE, List.of()));
+        }
+        if (!node.isLeaderReady(0)) {
+            return forward(stub -> stub.removeNode(request));
+        }
+        return outcome(node.membershipChanges().removeNode(request.getNodeId(), step -> { }),
+                stub -> stub.removeNode(request));
+    }
+
+    DescribeMembershipResponse describe(DescribeMembershipRequest request) {
+        DescribeMembershipResponse.Builder out = DescribeMembershipResponse.newBuilder().setNodeId(node.nodeId());
+        if (!authorizer.allowCluster("DescribeMembership", AclOperation.DESCRIBE)) {
+            return out.setErrorCode(ErrorTable.toProto(ErrorCode.CLUSTER_AUTHORIZATION_FAILED))
+                    .setErrorMessage(Principals.principal() + " may not DESCRIBE the cluster").build();
+        }
+        Membership membership = node.membership();
+        out.setRemoved(node.removedFromCluster()).setConfigurationIndex(membership.confIndex())
+                .addAllMembers(members(membership));
+        for (int p : node.hostedPartitions()) {
+            if (!node.isLeader(p)) {
+                continue;
+            }
+            PartitionStatus status = node.status(p);
+            out.addProgress(MemberProgress.newBuilder().setPartitionIndex(p).setNodeId(node.nodeId())
+                    .setRole(MemberRole.MEMBER_ROLE_VOTER).setMatchIndex(status.commitIndex()).setLagEntries(0));
+            for (PartitionStatus.Replica replica : status.replicas()) {
+                out.addProgress(MemberProgress.newBuilder().setPartitionIndex(p).setNodeId(replica.nodeId())
+                        .setRole(membership.isListener(replica.nodeId()) ? MemberRole.MEMBER_ROLE_LISTENER
+                                : MemberRole.MEMBER_ROLE_VOTER)
+                        .setMatchIndex(replica.matchIndex()).setLagEntries(replica.lagEntries()));
+            }
+        }
+        return out.build();
+    }
+
+    /** Open to any caller, like routing-only ClusterStatus: a joining node has no principal yet. */
+    JoinInfoResponse joinInfo(JoinInfoRequest request) {
+        LOG.info("node {} asks to join; answering with the cluster settings and {}", request.getNodeId(),
+                node.membership().describe());
+        return JoinInfoResponse.newBuilder()
+                .putAllClusterSettings(ClusterMetadata.clusterSettings(node.spec()))
+                .addAllMembers(members(node.membership()))
+                .build();
+    }
+
+    static List<Member> members(Membership membership) {
+        List<Member> out = new ArrayList<>();
+        for (NodeAddress member : membership.all()) {
+            out.add(Member.newBuilder().setNodeId(member.nodeId()).setHost(member.host())
+                    .setRaftPort(member.raftPort()).setClientPort(member.clientPort())
+                    .setRole(membership.isListener(member.nodeId()) ? MemberRole.MEMBER_ROLE_LISTENER
+                            : MemberRole.MEMBER_ROLE_VOTER)
+                    .build());
+        }
+        return out;
+    }
+
+    private MembershipChangeResponse refusal(String rpc) {
+        if (!authorizer.allowCluster(rpc, AclOperation.ALTER)) {
+            return response(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, Principals.principal()
+                    + " may not ALTER the cluster", MembershipFailure.MEMBERSHIP_FAILURE_NONE, List.of());
+        }
+        if (node.removedFromCluster()) {
+            return response(ErrorCode.COORDINATOR_NOT_AVAILABLE, "node " + node.nodeId()
+                    + " was removed from the cluster; ask a member", MembershipFailure.MEMBERSHIP_FAILURE_NONE,
+                    List.of());
+        }
+        return null;
+    }
+
+    private interface Call {
+        MembershipChangeResponse on(ClusterAdminGrpc.ClusterAdminBlockingStub stub);
+    }
+
+    private CompletableFuture<MembershipChangeResponse> outcome(CompletableFuture<List<String>> change,
+                                                                Call retryElsewhere) {
+        return change.handle((steps, error) -> {
+            if (error == null) {
+                return CompletableFuture.completedFuture(response(ErrorCode.NONE, "",
+                        MembershipFailure.MEMBERSHIP_FAILURE_NONE, steps));
+            }
+            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            if (cause instanceof MembershipException m) {
+                if ((m.failure() == MembershipChanges.Failure.LEADERSHIP_MOVED
+                        || m.failure() == MembershipChanges.Failure.NOT_LEADER)) {
+                    return forward(retryElsewhere);
+                }
+                return CompletableFuture.completedFuture(failed(m));
+            }
+            LOG.error("membership change failed", cause);
+            return CompletableFuture.completedFuture(response(ErrorCode.UNKNOWN_SERVER_ERROR, String.valueOf(cause),
+                    MembershipFailure.MEMBERSHIP_FAILURE_NONE, List.of()));
+        }).thenCompose(f -> f);
+    }
+
+    private static MembershipChangeResponse failed(MembershipException m) {
+        return switch (m.failure()) {
+            case QUORUM -> response(ErrorCode.NOT_ENOUGH_REPLICAS, m.getMessage(),
+                    MembershipFailure.MEMBERSHIP_FAILURE_QUORUM, List.of());
+            case IN_PROGRESS -> response(ErrorCode.REBALANCE_IN_PROGRESS, m.getMessage(),
+                    MembershipFailure.MEMBERSHIP_FAILURE_CHANGE_IN_PROGRESS, List.of());
+            case INVALID -> response(ErrorCode.INVALID_REQUEST, m.getMessage(),
+                    MembershipFailure.MEMBERSHIP_FAILURE_CONFLICT, List.of());
+            case UNSUPPORTED -> response(ErrorCode.INVALID_REQUEST, m.getMessage(),
+                    MembershipFailure.MEMBERSHIP_FAILURE_UNSUPPORTED, List.of());
+            case TIMEOUT -> response(ErrorCode.REQUEST_TIMED_OUT, m.getMessage(),
+                    MembershipFailure.MEMBERSHIP_FAILURE_TIMEOUT, List.of());
+            case NOT_LEADER, LEADERSHIP_MOVED -> response(ErrorCode.COORDINATOR_NOT_AVAILABLE, m.getMessage()
+                    + "; retry", MembershipFailure.MEMBERSHIP_FAILURE_NONE, List.of());
+        };
+    }
+
+    /** Sends the request to partition 0's leader, once; a forwarded request is answered, never forwarded. */
+    private CompletableFuture<MembershipChangeResponse> forward(Call call) {
+        int leader = node.leaderOf(0);
+        if (leader < 0 || leader == node.nodeId() || CallContext.FORWARDED_BY.get() != null) {
+            return CompletableFuture.completedFuture(response(ErrorCode.COORDINATOR_NOT_AVAILABLE, "node "
+                    + node.nodeId() + " does not lead partition 0 (whose configuration is the membership) and "
+                    + "knows no other leader; retry", MembershipFailure.MEMBERSHIP_FAILURE_NONE, List.of()));
+        }
+        Metadata headers = new Metadata();
+        headers.put(CallContext.FORWARDED_BY_HEADER, Integer.toString(node.nodeId()));
+        if (Principals.bearerHeader() != null) {
+            headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), Principals.bearerHeader());
+        }
+        ClusterAdminGrpc.ClusterAdminBlockingStub stub = ClusterAdminGrpc.newBlockingStub(channels.apply(leader))
+                .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers))
+                .withDeadlineAfter(FORWARD_DEADLINE_MS, TimeUnit.MILLISECONDS);
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return call.on(stub);
+            } catch (StatusRuntimeException e) {
+                Status status = e.getStatus();
+                return response(status.getCode() == Status.Code.DEADLINE_EXCEEDED ? ErrorCode.REQUEST_TIMED_OUT
+                        : ErrorCode.COORDINATOR_NOT_AVAILABLE, "forwarding to node " + leader
+                        + ", the leader of partition 0, failed: " + status, MembershipFailure.MEMBERSHIP_FAILURE_NONE,
+                        List.of());
+            }
+        });
+    }
+
+    private MembershipChangeResponse withMembers(MembershipChangeResponse response) {
+        return response.toBuilder().addAllMembers(members(node.membership())).build();
+    }
+
+    private static MembershipChangeResponse response(ErrorCode code, String message, MembershipFailure failure,
+                                                     List<String> steps) {
+        return MembershipChangeResponse.newBuilder().setErrorCode(ErrorTable.toProto(code)).setErrorMessage(message)
+                .setFailure(failure).addAllSteps(steps).build();
+    }
+
+    private static String[] hostPort(String text, String field) {
+        int colon = text.lastIndexOf(':');
+        if (colon <= 0 || colon == text.length() - 1) {
+            throw new IllegalArgumentException(field + " '" + text + "' is not host:port");
+        }
+        String port = text.substring(colon + 1);
+        try {
+            int value = Integer.parseInt(port);
+            if (value <= 0 || value > 65_535) {
+                throw new IllegalArgumentException(field + " '" + text + "': port out of range");
+            }
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(field + " '" + text + "' has a non-numeric port");
+        }
+        return new String[] {text.substring(0, colon), port};
+    }
+
+    /** Adds the members as the answering node sees them to a change's response. */
+    CompletableFuture<MembershipChangeResponse> withMembers(CompletableFuture<MembershipChangeResponse> response) {
+        return response.thenApply(this::withMembers);
+    }
+}

@@ -1,0 +1,389 @@
+package io.cohort.raft;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Online membership change, one node per command, run on partition 0's leader (the node whose
+ * Raft configuration is the membership, {@link Membership}).
+ *
+ * <p><b>Add</b>: for each partition the new node holds, it joins the group as a Ratis listener
+ * (learner): the slow catch-up (snapshot install, then the log) runs without touching the quorum;
+ * once its match index is within {@value #CAUGHT_UP_LAG_ENTRIES} entries of the leader's commit
+ * index it is promoted to voter, a fast joint-consensus step. <b>Remove</b>: leadership is moved
+ * off the node first, then it leaves each group. Both read the current configuration before each
+ * step, so re-running a command interrupted halfway (a crash, a timeout) finishes it.
+ *
+ * <p>Like etcd's strict reconfiguration check, a change is refused when the members that answer
+ * could not form the new quorum, and one change runs at a time.
+ */
+public final class MembershipChanges {
+    private static final Logger LOG = LoggerFactory.getLogger(MembershipChanges.class);
+    /** A listener this close to the leader's commit index is promoted (Ratis staging: 1,000). */
+    static final long CAUGHT_UP_LAG_ENTRIES = 100;
+    /** How long a new replica may take to catch up (snapshot install plus log) before the add fails. */
+    static final long CATCH_UP_TIMEOUT_MS = 180_000;
+    /** How long one configuration change may take to commit. */
+    static final long CONF_CHANGE_TIMEOUT_MS = 60_000;
+    private static final long POLL_MS = 100;
+    private static final long PROGRESS_EVERY_MS = 2_000;
+
+    /** Why a change was refused or failed. */
+    public enum Failure {
+        /** This node does not lead the partition: ask {@link MembershipException#leader()}. */
+        NOT_LEADER,
+        /** The change would leave the cluster without a working quorum (strict reconfiguration check). */
+        QUORUM,
+        /** Another membership change is running or was left halfway (finish or undo it first). */
+        IN_PROGRESS,
+        /** The request names an id or address that conflicts with the membership. */
+        INVALID,
+        /** The change would move replicas between existing nodes, which is not implemented. */
+        UNSUPPORTED,
+        /** A step did not finish in time (the new node is down or cannot catch up). */
+        TIMEOUT,
+        /** The node to remove led partition 0 here; leadership moved to {@link MembershipException#leader()}. */
+        LEADERSHIP_MOVED
+    }
+
+    /** A refused or failed change; the message is for the operator. */
+    public static final class MembershipException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final Failure failure;
+        private final int leader;
+
+        MembershipException(Failure failure, int leader, String message) {
+            super(message);
+            this.failure = failure;
+            this.leader = leader;
+        }
+
+        public Failure failure() {
+            return failure;
+        }
+
+        /** The leader to ask instead (NOT_LEADER, LEADERSHIP_MOVED), or -1. */
+        public int leader() {
+            return leader;
+        }
+    }
+
+    private final CohortRaftNode node;
+    private final AtomicBoolean running = new AtomicBoolean();
+    private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> {
+        Thread thread = new Thread(r, "cohort-membership");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    MembershipChanges(CohortRaftNode node) {
+        this.node = node;
+    }
+
+    /** Whether a change runs on this node now (the leader balancer waits meanwhile). */
+    public boolean inProgress() {
+        return running.get();
+    }
+
+    /**
+     * Adds {@code newNode} (started with the join option) to every partition its placement gives
+     * it, as a listener, then as a voter once caught up. Completes with the steps taken; each step
+     * also goes to {@code progress} as it happens.
+     */
+    public CompletableFuture<List<String>> addNode(NodeAddress newNode, Consumer<String> progress) {
+        return run(steps -> add(newNode, steps), progress);
+    }
+
+    /** Removes node {@code nodeId} from every group, moving leadership off it first. */
+    public CompletableFuture<List<String>> removeNode(int nodeId, Consumer<String> progress) {
+        return run(steps -> remove(nodeId, steps), progress);
+    }
+
+    private CompletableFuture<List<String>> run(Consumer<Steps> change, Consumer<String> progress) {
+        if (!running.compareAndSet(false, true)) {
+            return CompletableFuture.failedFuture(new MembershipException(Failure.IN_PROGRESS, -1,
+                    "another membership change is running on node " + node.nodeId() + "; one at a time"));
+        }
+        return CompletableFuture.supplyAsync(() -> {
+            Steps steps = new Steps(progress);
+            try {
+                requireLeaderOf(0);
+                change.accept(steps);
+                node.refreshMembership();
+                steps.say("membership now: " + node.membership().describe());
+                return steps.done;
+            } finally {
+                running.set(false);
+            }
+        }, worker);
+    }
+
+    private void add(NodeAddress newNode, Steps steps) {
+        int id = newNode.nodeId();
+        Membership members = groupConf(0);
+        Optional<NodeAddress> same = members.member(id);
+        if (same.isPresent() && !same.get().raftAddress().equals(newNode.raftAddress())) {
+            throw new MembershipException(Failure.INVALID, -1, "node " + id + " is already a member with Raft address "
+                    + same.get().raftAddress() + ", not " + newNode.raftAddress()
+                    + "; remove it first to replace it at another address");
+        }
+        for (NodeAddress member : members.all()) {
+            if (member.nodeId() != id && member.raftAddress().equals(newNode.raftAddress())) {
+                throw new MembershipException(Failure.INVALID, -1, "Raft address " + newNode.raftAddress()
+                        + " belongs to member " + member.nodeId());
+            }
+        }
+        for (NodeAddress listener : members.listeners()) {
+            if (listener.nodeId() != id) {
+                throw new MembershipException(Failure.IN_PROGRESS, -1, "node " + listener.nodeId()
+                        + " is still being added (a listener of partition 0): finish that with add-node --id "
+                        + listener.nodeId() + ", or undo it with remove-node --id " + listener.nodeId());
+            }
+        }
+        List<NodeAddress> newMembers = new ArrayList<>(members.voters());
+        newMembers.removeIf(m -> m.nodeId() == id);
+        newMembers.add(newNode);
+        ClusterSpec newSpec = node.spec().withMembers(newMembers);
+        List<Integer> targets = new ArrayList<>();
+        for (int p = 0; p < newSpec.partitions(); p++) {
+            Membership group = groupConfOrEmpty(p);
+            List<Integer> wanted = newSpec.replicas(p);
+            for (int replica : wanted) {
+                if (replica != id && !group.contains(replica)) {
+                    throw unsupportedMove(p, group, wanted);
+                }
+            }
+            for (NodeAddress holder : group.voters()) {
+                if (!wanted.contains(holder.nodeId())) {
+                    throw unsupportedMove(p, group, wanted);
+                }
+            }
+            if (wanted.contains(id)) {
+                targets.add(p);
+            }
+        }
+        steps.say("adding node " + newNode.toSpec() + " to partitions " + targets);
+        for (int p : targets) {
+            addToGroup(p, newNode, steps);
+        }
+    }
+
+    private static MembershipException unsupportedMove(int partition, Membership group, List<Integer> wanted) {
+        return new MembershipException(Failure.UNSUPPORTED, -1, "partition " + partition + " is on nodes "
+                + group.voters().stream().map(NodeAddress::nodeId).toList() + "; the new placement puts it on "
+                + wanted + ": moving replicas between existing nodes (offsets.replication.factor below the node "
+                + "count with several partitions) is not supported by add-node/remove-node yet");
+    }
+
+    private void addToGroup(int p, NodeAddress newNode, Steps steps) {
+        int id = newNode.nodeId();
+        requireLeaderOf(p);
+        Membership group = groupConf(p);
+        if (group.isVoter(id)) {
+            steps.say("partition " + p + ": node " + id + " is already a voter");
+            return;
+        }
+        if (!group.isListener(id)) {
+            List<NodeAddress> listeners = new ArrayList<>(group.listeners());
+            listeners.add(newNode);
+            steps.say("partition " + p + ": adding node " + id + " as a listener (learner)");
+            await(node.setGroupConfiguration(p, group.voters(), listeners), "partition " + p + ": add node " + id
+                    + " as a listener (is it running with cluster.join, and its Raft port reachable?)");
+        }
+        awaitCaughtUp(p, id, steps);
+        group = groupConf(p);
+        int liveVoters = liveVoters(p, -1);
+        int newQuorum = (group.voters().size() + 1) / 2 + 1;
+        // The listener is caught up, so it counts: etcd's "started members >= new quorum".
+        if (liveVoters + 1 < newQuorum) {
+            throw new MembershipException(Failure.QUORUM, -1, "partition " + p + ": only " + liveVoters + " of "
+                    + group.voters().size() + " voters answer; with node " + id + " the quorum would be " + newQuorum
+                    + ": bring the stopped voters back (or remove dead ones) first");
+        }
+        List<NodeAddress> voters = new ArrayList<>(group.voters());
+        voters.add(newNode);
+        List<NodeAddress> listeners = new ArrayList<>(group.listeners());
+        listeners.removeIf(l -> l.nodeId() == id);
+        await(node.setGroupConfiguration(p, voters, listeners), "partition " + p + ": promote node " + id);
+        steps.say("partition " + p + ": node " + id + " promoted to voter");
+    }
+
+    private void awaitCaughtUp(int p, int id, Steps steps) {
+        long start = System.currentTimeMillis();
+        long lastSaid = start;
+        while (true) {
+            requireLeaderOf(p);
+            PartitionStatus status = node.status(p);
+            Optional<PartitionStatus.Replica> replica = status.replicas().stream().filter(r -> r.nodeId() == id)
+                    .findFirst();
+            long now = System.currentTimeMillis();
+            if (replica.isPresent() && replica.get().lagEntries() <= CAUGHT_UP_LAG_ENTRIES
+                    && replica.get().matchIndex() > 0) {
+                steps.say("partition " + p + ": node " + id + " caught up (match index "
+                        + replica.get().matchIndex() + ", commit index " + status.commitIndex() + ")");
+                return;
+            }
+            if (now - start > CATCH_UP_TIMEOUT_MS) {
+                throw new MembershipException(Failure.TIMEOUT, -1, "partition " + p + ": node " + id
+                        + " did not catch up in " + CATCH_UP_TIMEOUT_MS + " ms; it stays a listener (no vote): "
+                        + "re-run add-node once it runs, or remove-node --id " + id);
+            }
+            if (now - lastSaid >= PROGRESS_EVERY_MS) {
+                lastSaid = now;
+                steps.say("partition " + p + ": node " + id + " catching up: " + replica
+                        .map(r -> "match index " + r.matchIndex() + ", " + r.lagEntries() + " entries behind")
+                        .orElse("no answer yet"));
+            }
+            sleep(POLL_MS);
+        }
+    }
+
+    private void remove(int id, Steps steps) {
+        Membership members = groupConf(0);
+        if (!members.contains(id)) {
+            steps.say("node " + id + " is not a member (already removed)");
+            return;
+        }
+        if (members.isVoter(id)) {
+            List<NodeAddress> remaining = members.voters().stream().filter(v -> v.nodeId() != id).toList();
+            if (remaining.isEmpty()) {
+                throw new MembershipException(Failure.QUORUM, -1, "node " + id + " is the last voter");
+            }
+            for (int p = 0; p < node.spec().partitions(); p++) {
+                Membership group = groupConfOrEmpty(p);
+                if (!group.isVoter(id)) {
+                    continue;
+                }
+                int others = group.voters().size() - 1;
+                int live = liveVoters(p, id);
+                if (others == 0 || live < others / 2 + 1) {
+                    throw new MembershipException(Failure.QUORUM, -1, "partition " + p + ": removing node " + id
+                            + " leaves " + others + " voters of which " + live + " answer, below the quorum of "
+                            + (others / 2 + 1) + ": bring the stopped voters back first");
+                }
+            }
+        }
+        for (int p = 0; p < node.spec().partitions(); p++) {
+            Membership group = groupConfOrEmpty(p);
+            if (!group.contains(id)) {
+                continue;
+            }
+            if (id == node.nodeId() && node.isLeader(p)) {
+                int target = moveLeadershipOff(p, id, steps);
+                throw new MembershipException(Failure.LEADERSHIP_MOVED, target, "node " + id
+                        + " led partition " + p + "; leadership moved to node " + target + ", which removes it");
+            }
+            requireLeaderOf(p);
+            List<NodeAddress> voters = group.voters().stream().filter(v -> v.nodeId() != id).toList();
+            List<NodeAddress> listeners = group.listeners().stream().filter(v -> v.nodeId() != id).toList();
+            steps.say("partition " + p + ": removing node " + id);
+            await(node.setGroupConfiguration(p, voters, listeners), "partition " + p + ": remove node " + id);
+            steps.say("partition " + p + ": node " + id + " removed");
+        }
+    }
+
+    private int moveLeadershipOff(int p, int id, Steps steps) {
+        PartitionStatus status = node.status(p);
+        Membership group = groupConf(p);
+        PartitionStatus.Replica best = status.replicas().stream()
+                .filter(r -> r.nodeId() != id && group.isVoter(r.nodeId()))
+                .filter(r -> r.lastRpcElapsedMs() < node.tuning().electionTimeoutMaxMs())
+                .min(java.util.Comparator.comparingLong(PartitionStatus.Replica::lagEntries))
+                .orElseThrow(() -> new MembershipException(Failure.QUORUM, -1, "partition " + p
+                        + ": no other voter answers to take leadership from node " + id));
+        steps.say("partition " + p + ": moving leadership from node " + id + " to node " + best.nodeId());
+        RaftClientReply reply = await(node.transferLeadership(p, best.nodeId(), 10_000),
+                "partition " + p + ": transfer leadership to node " + best.nodeId());
+        LOG.info("node {}: partition {} handed to node {} before removing node {}: {}", node.nodeId(), p,
+                best.nodeId(), id, reply.isSuccess());
+        return best.nodeId();
+    }
+
+    /** The leader plus the voters (other than {@code excluded}) it heard from within an election timeout. */
+    private int liveVoters(int p, int excluded) {
+        Membership group = groupConf(p);
+        long limitMs = node.tuning().electionTimeoutMaxMs();
+        int live = node.nodeId() == excluded ? 0 : 1;
+        for (PartitionStatus.Replica r : node.status(p).replicas()) {
+            if (r.nodeId() != excluded && group.isVoter(r.nodeId()) && r.lastRpcElapsedMs() < limitMs) {
+                live++;
+            }
+        }
+        return live;
+    }
+
+    private void requireLeaderOf(int p) {
+        if (!node.isLeaderReady(p)) {
+            throw new MembershipException(Failure.NOT_LEADER, node.leaderOf(p), "node " + node.nodeId()
+                    + " does not lead partition " + p + " (leader: " + node.leaderOf(p) + ")");
+        }
+    }
+
+    private Membership groupConf(int p) {
+        return groupConfOrEmpty(p);
+    }
+
+    private Membership groupConfOrEmpty(int p) {
+        return node.hosts(p) ? node.groupMembership(p).orElse(new Membership(List.of(), List.of(), -1))
+                : new Membership(List.of(), List.of(), -1);
+    }
+
+    private static <T> T await(CompletableFuture<T> future, String what) {
+        try {
+            T result = future.get(CONF_CHANGE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            if (result instanceof RaftClientReply reply && !reply.isSuccess()) {
+                throw new MembershipException(Failure.TIMEOUT, -1, what + " failed: " + reply.getException());
+            }
+            return result;
+        } catch (TimeoutException e) {
+            throw new MembershipException(Failure.TIMEOUT, -1, what + ": no answer in " + CONF_CHANGE_TIMEOUT_MS
+                    + " ms; re-run the command to resume");
+        } catch (ExecutionException e) {
+            throw new MembershipException(Failure.TIMEOUT, -1, what + " failed: " + e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MembershipException(Failure.TIMEOUT, -1, what + ": interrupted");
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MembershipException(Failure.TIMEOUT, -1, "interrupted");
+        }
+    }
+
+    void close() {
+        worker.shutdownNow();
+    }
+
+    /** The steps taken, also told to the caller's progress consumer as they happen. */
+    private final class Steps {
+        final List<String> done = new ArrayList<>();
+        final Consumer<String> progress;
+
+        Steps(Consumer<String> progress) {
+            this.progress = progress;
+        }
+
+        void say(String step) {
+            LOG.info("node {}: membership: {}", node.nodeId(), step);
+            done.add(step);
+            progress.accept(step);
+        }
+    }
+}

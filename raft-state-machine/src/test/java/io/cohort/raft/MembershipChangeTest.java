@@ -1,0 +1,236 @@
+package io.cohort.raft;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.cohort.core.ErrorCode;
+import io.cohort.core.GroupConfig;
+import io.cohort.core.response.OffsetCommitResponse;
+import io.cohort.core.shard.Result;
+import io.cohort.testsupport.TestPorts;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Online membership change on real Ratis servers in one JVM: a 3-node cluster grows to 5 with
+ * nodes started in join mode (listener first, promoted once caught up by snapshot install), shrinks
+ * back to 3, and refuses changes that would lose quorum; nothing committed is lost and every node
+ * follows the membership (partition 0's configuration) without a restart.
+ */
+class MembershipChangeTest {
+    /** Snapshots (and log purges) every 50 entries, so a joining node is caught up by a snapshot install. */
+    private static final RaftTuning TUNING = RaftTestCluster.TEST_TUNING.toBuilder().snapshotEveryEntries(50).build();
+    private static final GroupConfig GROUPS = GroupConfig.defaults().withInitialRebalanceDelayMs(100);
+
+    @TempDir
+    Path root;
+    private RaftTestCluster cluster;
+    private final List<CohortRaftNode> joined = new ArrayList<>();
+    private final List<String> progress = new CopyOnWriteArrayList<>();
+    private long committed;
+
+    @AfterEach
+    void stop() throws Exception {
+        for (CohortRaftNode node : joined) {
+            if (node != null) {
+                node.close();
+            }
+        }
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void growsThreeToFiveAndShrinksBackUnderCommits() throws Exception {
+        cluster = RaftTestCluster.start(root, 3, 1, GROUPS, TUNING);
+        commit(300);
+
+        NodeAddress n3 = new NodeAddress(3, "127.0.0.1", TestPorts.next(), TestPorts.next());
+        CohortRaftNode node3 = join(n3);
+        add(n3);
+        assertVoters(0, 1, 2, 3);
+        commit(100);
+        NodeAddress n4 = new NodeAddress(4, "127.0.0.1", TestPorts.next(), TestPorts.next());
+        CohortRaftNode node4 = join(n4);
+        add(n4);
+        assertVoters(0, 1, 2, 3, 4);
+        assertThat(progress).anyMatch(line -> line.contains("node 4 as a listener"))
+                .anyMatch(line -> line.contains("node 4 promoted to voter"));
+        commit(100);
+        // The joined nodes hold every offset committed before they joined (snapshot install) and after.
+        awaitConverged();
+        assertThat(lastOffset(node3)).isEqualTo(committed - 1);
+        assertThat(lastOffset(node4)).isEqualTo(committed - 1);
+        // Every node's view follows partition 0's configuration, without a restart.
+        for (CohortRaftNode node : all()) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> node.spec().peers().size() == 5);
+            assertThat(node.spec().peer(4).clientPort()).isEqualTo(n4.clientPort());
+        }
+        // Adding again is a no-op (idempotent).
+        add(n4);
+        assertVoters(0, 1, 2, 3, 4);
+
+        remove(4);
+        assertVoters(0, 1, 2, 3);
+        await().atMost(Duration.ofSeconds(30)).until(node4::removedFromCluster);
+        assertThatThrownBy(() -> node4.submit(0, Commands.simpleCommit("g", "t", 0, 1)).get(5, TimeUnit.SECONDS))
+                .hasMessageContaining("was removed from cluster");
+        commit(50);
+        remove(3);
+        assertVoters(0, 1, 2);
+        commit(50);
+        awaitConverged();
+        for (CohortRaftNode node : cluster.runningNodes()) {
+            assertThat(lastOffset(node)).isEqualTo(committed - 1);
+            assertThat(node.spec().peers()).extracting(NodeAddress::nodeId).containsExactly(0, 1, 2);
+        }
+        // Removing again is a no-op.
+        remove(3);
+    }
+
+    @Test
+    void refusesChangesThatWouldLoseQuorum() throws Exception {
+        cluster = RaftTestCluster.start(root, 3, 1, GROUPS, TUNING);
+        commit(20);
+        CohortRaftNode leader = cluster.leaderOf(0);
+        int stopped = leader.nodeId() == 2 ? 1 : 2;
+        int other = 3 - leader.nodeId() - stopped;
+        cluster.stopNode(stopped);
+        // 2 of 3 answer: removing one more leaves {leader, stopped}, of which only 1 answers.
+        assertThatThrownBy(() -> leader.membershipChanges().removeNode(other, progress::add).get(30, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(MembershipChanges.MembershipException.class)
+                .hasMessageContaining("below the quorum");
+        assertThat(((MembershipChanges.MembershipException) causeOf(() -> leader.membershipChanges()
+                .removeNode(other, progress::add).get(30, TimeUnit.SECONDS))).failure())
+                .isEqualTo(MembershipChanges.Failure.QUORUM);
+        assertVoters(0, 1, 2);
+        // A follower refuses, naming the leader.
+        CohortRaftNode follower = cluster.node(other);
+        MembershipChanges.MembershipException notLeader = (MembershipChanges.MembershipException) causeOf(() ->
+                follower.membershipChanges().removeNode(stopped, progress::add).get(30, TimeUnit.SECONDS));
+        assertThat(notLeader.failure()).isEqualTo(MembershipChanges.Failure.NOT_LEADER);
+        assertThat(notLeader.leader()).isEqualTo(leader.nodeId());
+        // Removing the dead node itself keeps quorum (2 voters, both answer): the way to replace it.
+        leader.membershipChanges().removeNode(stopped, progress::add).get(60, TimeUnit.SECONDS);
+        assertVoters(java.util.stream.IntStream.of(0, 1, 2).filter(id -> id != stopped).boxed().toArray(Integer[]::new));
+    }
+
+    private interface Call {
+        Object call() throws Exception;
+    }
+
+    private static Throwable causeOf(Call call) {
+        try {
+            call.call();
+        } catch (ExecutionException e) {
+            return e.getCause();
+        } catch (Exception e) {
+            return e;
+        }
+        throw new AssertionError("expected a failure");
+    }
+
+    private CohortRaftNode join(NodeAddress address) throws Exception {
+        CohortRaftNode leader = leader();
+        List<NodeAddress> members = new ArrayList<>(leader.membership().all());
+        members.add(address);
+        CohortRaftNode node = CohortRaftNode.start(address.nodeId(), cluster.spec.withMembers(members),
+                root.resolve("joined-" + address.nodeId()), TUNING, RaftPortOptions.UNBOUNDED_PLAINTEXT,
+                new PartitionListener() { }, true);
+        joined.add(node);
+        return node;
+    }
+
+    private void add(NodeAddress address) throws Exception {
+        leader().membershipChanges().addNode(address, progress::add).get(120, TimeUnit.SECONDS);
+    }
+
+    private void remove(int nodeId) throws Exception {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                leader().membershipChanges().removeNode(nodeId, progress::add).get(120, TimeUnit.SECONDS);
+                return;
+            } catch (ExecutionException e) {
+                if (attempt > 3 || !(e.getCause() instanceof MembershipChanges.MembershipException m)
+                        || m.failure() != MembershipChanges.Failure.LEADERSHIP_MOVED) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** Partition 0's configuration, as every live member sees it, lists exactly these voters. */
+    private void assertVoters(Integer... ids) {
+        for (CohortRaftNode node : all()) {
+            if (node.removedFromCluster() || !List.of(ids).contains(node.nodeId())) {
+                continue;
+            }
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(node.membership().voters())
+                    .extracting(NodeAddress::nodeId).containsExactly(ids));
+            assertThat(node.membership().listeners()).isEmpty();
+        }
+    }
+
+    private List<CohortRaftNode> all() {
+        List<CohortRaftNode> all = new ArrayList<>(cluster.runningNodes());
+        all.addAll(joined);
+        return all;
+    }
+
+    private CohortRaftNode leader() {
+        CohortRaftNode[] found = new CohortRaftNode[1];
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            for (CohortRaftNode node : all()) {
+                if (!node.removedFromCluster() && node.isLeaderReady(0)) {
+                    found[0] = node;
+                    return true;
+                }
+            }
+            return false;
+        });
+        return found[0];
+    }
+
+    /** Commits {@code count} more offsets of one group, each acknowledged before the next. */
+    private void commit(int count) throws Exception {
+        for (int i = 0; i < count; i++) {
+            long offset = committed;
+            Result result = null;
+            for (int attempt = 0; result == null; attempt++) {
+                try {
+                    result = leader().submit(0, Commands.simpleCommit("g", "t", 0, offset)).get(20, TimeUnit.SECONDS);
+                } catch (ExecutionException e) {
+                    if (attempt > 20 || !(e.getCause() instanceof ProposalException)) {
+                        throw e;
+                    }
+                }
+            }
+            assertThat(((OffsetCommitResponse) result.immediateResponse()).topics().get(0).partitions().get(0).error())
+                    .isEqualTo(ErrorCode.NONE);
+            committed++;
+        }
+    }
+
+    private void awaitConverged() {
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            long[] applied = all().stream().filter(n -> !n.removedFromCluster())
+                    .mapToLong(n -> n.stateMachine(0).lastAppliedIndex()).toArray();
+            return java.util.Arrays.stream(applied).allMatch(a -> a == applied[0]);
+        });
+    }
+
+    private static long lastOffset(CohortRaftNode node) {
+        return node.shard(0).fetchOffsets("g", Map.of("t", List.of(0))).topics().get(0).partitions().get(0).offset();
+    }
+}
