@@ -64,6 +64,7 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
     private final ConcurrentHashMap<Integer, ManagedChannel> channels = new ConcurrentHashMap<>();
     private final RequestAuthorizer authorizer;
     private final AclRpcs acls;
+    private final SnapshotRpcs snapshots;
     private volatile boolean stopping;
 
     public ClusterAdminService(CohortRaftNode node) {
@@ -86,6 +87,7 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
         this.channelFactory = channelFactory;
         this.authorizer = authorizer;
         this.acls = new AclRpcs(node, authorizer, this::channel);
+        this.snapshots = new SnapshotRpcs(node, authorizer);
     }
 
     /**
@@ -101,6 +103,7 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
     @Override
     public void close() {
         stopping = true;
+        snapshots.close();
         channels.values().forEach(ManagedChannel::shutdownNow);
         channels.clear();
     }
@@ -366,6 +369,14 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
             LOG.error("DescribeAcls failed", e);
             call.fail(Status.INTERNAL.withDescription("could not read the ACLs: " + e));
         }
+    }
+
+    // ---- SaveSnapshot (SnapshotRpcs) ----
+
+    @Override
+    public void saveSnapshot(io.cohort.api.v1.SaveSnapshotRequest request,
+                             StreamObserver<io.cohort.api.v1.SaveSnapshotChunk> observer) {
+        snapshots.saveSnapshot(request, observer, stopping);
     }
 
     private boolean refusedWhileStopping(RpcCall<?> call) {
