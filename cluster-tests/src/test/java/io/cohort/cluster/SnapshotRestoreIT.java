@@ -209,6 +209,7 @@ class SnapshotRestoreIT {
                 "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-jar", jar.toString()));
         command.addAll(List.of(args));
         try {
+            Files.createDirectories(dir);
             Path out = Files.createTempFile(dir, "cli-", ".out");
             Path err = Files.createTempFile(dir, "cli-", ".err");
             Process process = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile())
