@@ -128,6 +128,68 @@ class SnapshotRestoreIT {
         passed = true;
     }
 
+    /**
+     * Not a check: the numbers for docs/OPERATIONS.md. Run with
+     * {@code -Dcohort.snapshot.measure.groups=10000}: fills a 3-node, 1-partition cluster with that
+     * many groups of 3 offsets, saves, restores every node, starts the restored cluster, and prints
+     * the save time, the file size, each restore's time and the time to serve.
+     */
+    @Test
+    @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "cohort.snapshot.measure.groups",
+            matches = "[0-9]+")
+    void measureSaveAndRestore() throws Exception {
+        int groups = Integer.getInteger("cohort.snapshot.measure.groups");
+        ProcessCluster source = start(ProcessCluster.builder().nodes(NODES).partitions(1)
+                .clusterId("cohort-measure").name("SnapshotRestoreIT-measure-source"));
+        source.awaitStableLeaders(SETTLE);
+        Path backup = source.runDir().resolve("backup.cohort");
+        try (CohortClient client = client(source.bootstrap())) {
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(32);
+            List<java.util.concurrent.Future<?>> commits = new ArrayList<>();
+            for (int g = 0; g < groups; g++) {
+                String group = "measure-group-" + g;
+                commits.add(pool.submit(() -> {
+                    Map<TopicPartition, OffsetAndMetadata> offsets = new TreeMap<>();
+                    for (int p = 0; p < 3; p++) {
+                        offsets.put(new TopicPartition(TOPIC, p), new OffsetAndMetadata(1_000 + p, 5, "meta"));
+                    }
+                    client.commitOffsets(group, offsets);
+                }));
+            }
+            for (java.util.concurrent.Future<?> commit : commits) {
+                commit.get();
+            }
+            pool.shutdown();
+        }
+        long saveStart = System.nanoTime();
+        String saved = cli(source.runDir(), "--bootstrap", source.bootstrap(), "snapshot", "save", backup.toString());
+        long saveWallMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - saveStart);
+        source.close();
+        ProcessCluster restored = ProcessCluster.builder().nodes(NODES).partitions(1)
+                .clusterId("cohort-measure-restored").name("SnapshotRestoreIT-measure-restored").create();
+        clusters.add(restored);
+        List<String> restores = new ArrayList<>();
+        long restoreStart = System.nanoTime();
+        for (int node = 1; node <= NODES; node++) {
+            restores.add(cli(restored.runDir(), "snapshot", "restore", backup.toString(), "--data-dir",
+                    restored.dataDir(node).toString(), "--node-id", Integer.toString(node), "--peers",
+                    restored.peersSpec(), "--cluster-id", "cohort-measure-restored").lines().findFirst().orElse(""));
+        }
+        long restoreWallMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - restoreStart);
+        long startStart = System.nanoTime();
+        restored.startAll();
+        restored.awaitStableLeaders(SETTLE);
+        long startMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startStart);
+        try (CohortClient client = client(restored.bootstrap())) {
+            assertThat(client.fetchOffsets("measure-group-" + (groups - 1))).hasSize(3);
+        }
+        System.out.println("[measure] groups=" + groups + " offsets=" + (3 * groups) + " file_bytes="
+                + Files.size(backup) + " save_wall_ms(incl. CLI JVM start)=" + saveWallMs + "\n" + saved
+                + "[measure] restore_wall_ms(3 CLI runs, sequential)=" + restoreWallMs + "\n"
+                + String.join("\n", restores) + "\n[measure] restored cluster start to stable leaders ms=" + startMs);
+        passed = true;
+    }
+
     private ProcessCluster start(ProcessCluster.Builder builder) {
         ProcessCluster cluster = builder.start();
         clusters.add(cluster);

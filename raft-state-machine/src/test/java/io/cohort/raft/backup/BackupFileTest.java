@@ -116,17 +116,26 @@ class BackupFileTest {
                 .hasMessageContaining("backup format version 2, newer than this build reads (1)");
     }
 
-    /** A snapshot inside whose format is newer than the build reads is refused, naming the partition. */
+    /**
+     * A snapshot inside whose format is newer than the build reads is refused, naming the partition
+     * (the writer itself refuses to finish such a file, so the test patches a valid one).
+     */
     @Test
     void testNewerSnapshotFormatInsideIsRefused() throws IOException {
         byte[] p0 = snapshot(0, 3, 120, 1);
-        // The snapshot header is the first frame: a length byte, then field 1 (format_version) = 2.
+        // The snapshot header is the first frame: a length byte, then field 1 (format_version).
         assertThat(p0[1]).isEqualTo((byte) 0x08);
         assertThat(p0[2]).isEqualTo((byte) SnapshotCodec.FORMAT_VERSION);
-        p0[2] = (byte) (SnapshotCodec.FORMAT_VERSION + 1);
         Path file = write(List.of(p0, snapshot(1, 4, 77, 0)), new long[] {3, 4}, new long[] {120, 77});
+        int dataOffset = (int) BackupFile.read(file).partitions().get(0).dataOffset();
+        byte[] bytes = Files.readAllBytes(file);
+        bytes[dataOffset + 2] = (byte) (SnapshotCodec.FORMAT_VERSION + 1);
+        byte[] digest = BackupFile.digestOf(bytes, bytes.length - BackupFile.DIGEST_BYTES);
+        System.arraycopy(digest, 0, bytes, bytes.length - BackupFile.DIGEST_BYTES, BackupFile.DIGEST_BYTES);
+        Path newer = dir.resolve("newer-snapshot");
+        Files.write(newer, bytes);
 
-        assertThatThrownBy(() -> BackupFile.read(file)).isInstanceOf(BackupFile.BackupFormatException.class)
+        assertThatThrownBy(() -> BackupFile.read(newer)).isInstanceOf(BackupFile.BackupFormatException.class)
                 .hasMessageContaining("the snapshot of partition 0 cannot be read by this build")
                 .hasMessageContaining("Unknown snapshot format_version 3");
     }
@@ -147,13 +156,13 @@ class BackupFileTest {
         assertThat(HexFormat.of().formatHex(Arrays.copyOf(bytes, prefix))).isEqualTo(
                 "434f484f5254424b" // "COHORTBK"
                 + "00000001" // format version 1
-                + "00000050" // header: 80 bytes
+                + "0000004f" // header: 79 bytes
                 + "0a06676f6c64656e" + "1002" + "1803" // cluster_id "golden", 2 partitions, RF 3
                 + "22140a0e67726f75702e6d61782e73697a65120231 30".replace(" ", "")
                 + "22170a126f6666736574732e706172746974696f6e73120132" // the two settings
-                + "2880a8d6b9bc31" // created_at_ms 1700000000000
+                + "2880d095ffbc31" // created_at_ms 1700000000000
                 + "320b636f686f72742074657374" // created_by "cohort test"
-                + "0000000c" // partition 0's section header: 12 bytes
+                + "0000000a" // partition 0's section header: 10 bytes (partition_index 0 is the default)
                 + "1003" + "1878" + "2002" + "28" + String.format("%02x", p0.length) + "3001");
     }
 
