@@ -1,7 +1,9 @@
 package io.cohort.raft;
 
+import io.cohort.raft.log.SnapshotCodec;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -14,6 +16,7 @@ import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SnapshotManagementRequest;
+import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 
 /**
@@ -66,7 +69,7 @@ public final class PartitionSnapshotExport {
         } catch (ProposalException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return node.readAnyReplica(partition, shard -> stateMachine.lastAppliedIndex())
+        return node.readAnyReplica(partition, shard -> stateMachine.getLastAppliedTermIndex())
                 .thenCompose(barrier -> snapshotAtLeast(node, stateMachine, barrier, timeoutMs)
                         .thenCompose(export -> export != null ? CompletableFuture.completedFuture(export)
                                 // Another caller's snapshot, taken before our barrier: ask once more.
@@ -74,14 +77,14 @@ public final class PartitionSnapshotExport {
                         .thenApply(export -> {
                             if (export == null) {
                                 throw new IllegalStateException("partition " + partition + ": Ratis returned"
-                                        + " snapshots older than the read barrier at index " + barrier + " twice");
+                                        + " snapshots older than the read barrier at " + barrier + " twice");
                             }
                             return export;
                         }));
     }
 
     private static CompletableFuture<Export> snapshotAtLeast(CohortRaftNode node, PartitionStateMachine stateMachine,
-                                                             long barrierIndex, long timeoutMs) {
+                                                             TermIndex barrier, long timeoutMs) {
         int partition = stateMachine.partition();
         SnapshotManagementRequest request = SnapshotManagementRequest.newCreate(EXPORT_CLIENT_ID,
                 RaftPeerId.valueOf(node.spec().peer(node.nodeId()).peerId()), node.spec().raftGroupId(partition),
@@ -93,21 +96,24 @@ public final class PartitionSnapshotExport {
                         + " a snapshot: " + r.getException(), r.getException()));
             }
             try {
-                return openLatest(stateMachine, barrierIndex);
+                return openLatest(stateMachine, barrier);
             } catch (IOException e) {
                 throw new IllegalStateException(e);
             }
         });
     }
 
-    /** The latest snapshot, opened, if it covers {@code barrierIndex}; null if it is older. */
-    private static Export openLatest(PartitionStateMachine stateMachine, long barrierIndex) throws IOException {
+    /** The latest snapshot, opened, if it covers {@code barrier}; null if it is older. */
+    private static Export openLatest(PartitionStateMachine stateMachine, TermIndex barrier) throws IOException {
+        long barrierIndex = barrier == null ? -1 : barrier.getIndex();
         for (int attempt = 0; ; attempt++) {
             SingleFileSnapshotInfo latest = stateMachine.getStateMachineStorage().getLatestSnapshot();
+            if (latest == null && barrierIndex <= 0) {
+                return emptyAtStart(stateMachine, barrier);
+            }
             if (latest == null) {
-                // Nothing applied yet (Ratis takes no snapshot of an empty replica): no image to read.
                 throw new IOException("partition " + stateMachine.partition() + " has no snapshot at or after index "
-                        + barrierIndex + " (nothing applied yet?)");
+                        + barrierIndex);
             }
             if (latest.getIndex() < barrierIndex) {
                 return null;
@@ -124,6 +130,28 @@ public final class PartitionSnapshotExport {
                 }
             }
         }
+    }
+
+    /**
+     * A partition that has applied only its first entry (index 0, the first leader's configuration:
+     * no command) has an empty state, and Ratis takes no snapshot of it (its creation-gap check
+     * counts from index 0). Its image is an empty snapshot at that index, written to a temp file
+     * that disappears when closed.
+     */
+    private static Export emptyAtStart(PartitionStateMachine stateMachine, TermIndex barrier) throws IOException {
+        long term = barrier == null ? 0 : barrier.getTerm();
+        long index = barrier == null ? 0 : Math.max(0, barrier.getIndex());
+        if (stateMachine.lastAppliedIndex() > index || !stateMachine.shard().snapshot().isEmpty()) {
+            throw new IOException("partition " + stateMachine.partition() + " applied entries while its first"
+                    + " image was taken; retry");
+        }
+        Path temp = Files.createTempFile("cohort-empty-snapshot-", ".tmp");
+        FileChannel channel = FileChannel.open(temp, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                StandardOpenOption.DELETE_ON_CLOSE);
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        SnapshotCodec.write(bytes, stateMachine.partition(), term, index, java.util.List.of());
+        channel.write(java.nio.ByteBuffer.wrap(bytes.toByteArray()), 0);
+        return new Export(stateMachine.partition(), term, index, index, channel.size(), temp, channel);
     }
 
     /**

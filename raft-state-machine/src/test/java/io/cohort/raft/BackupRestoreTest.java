@@ -102,6 +102,22 @@ class BackupRestoreTest {
         }
     }
 
+    /** A partition without a single command still exports: an empty image at its applied index. */
+    @Test
+    void testAnIdlePartitionExportsAnEmptyImage() throws Exception {
+        try (RaftTestCluster cluster = RaftTestCluster.start(dir.resolve("idle"), 3, 1, GroupConfig.defaults())) {
+            CohortRaftNode leader = cluster.leaderOf(0);
+            try (PartitionSnapshotExport.Export export = PartitionSnapshotExport.export(leader, 0, 10_000)
+                    .get(30, TimeUnit.SECONDS)) {
+                ByteBuffer bytes = ByteBuffer.allocate((int) export.bytes());
+                export.channel().read(bytes, 0);
+                SnapshotCodec.Snapshot image = SnapshotCodec.read(new java.io.ByteArrayInputStream(bytes.array()));
+                assertThat(image.records()).isEmpty();
+                assertThat(image.index()).isEqualTo(export.appliedIndex()).isGreaterThanOrEqualTo(0);
+            }
+        }
+    }
+
     @Test
     void testRestoreRefusesANonEmptyDataDir() throws Exception {
         Path backup = writeEmptyBackup();
