@@ -69,6 +69,10 @@ final class SnapshotCommand implements Runnable {
         @Parameters(index = "0", paramLabel = "FILE", description = "Where to write the backup.")
         Path file;
 
+        /** The cluster the first partition came from; every later one must come from the same. */
+        private String clusterId;
+        private int partitionCount;
+
         @Override
         int execute(CohortClient client) {
             long startNanos = System.nanoTime();
@@ -150,7 +154,13 @@ final class SnapshotCommand implements Runnable {
                 }
                 if (!writer.hasHeader()) {
                     writer.header(header(info));
+                } else if (!info.getClusterId().equals(clusterId) || info.getPartitionCount() != partitionCount) {
+                    throw new CliFailure("snapshot save: node " + node + " belongs to cluster " + info.getClusterId()
+                            + " with " + info.getPartitionCount() + " partitions, not " + clusterId + " with "
+                            + partitionCount + ": is --bootstrap one cluster?", null);
                 }
+                clusterId = info.getClusterId();
+                partitionCount = info.getPartitionCount();
                 writer.beginPartition(BackupPartitionHeader.newBuilder().setPartitionIndex(p)
                         .setTerm(info.getTerm()).setAppliedIndex(info.getAppliedIndex())
                         .setSnapshotFormatVersion(info.getSnapshotFormatVersion())
