@@ -112,7 +112,8 @@ class ApiContractTest {
             ErrorCodeProto.getDescriptor(),
             ConsumerProtocolProto.getDescriptor(),
             GroupCoordinatorProto.getDescriptor(),
-            ClusterAdminProto.getDescriptor());
+            ClusterAdminProto.getDescriptor(),
+            SnapshotProto.getDescriptor());
         for (FileDescriptor file : files) {
             for (EnumDescriptor type : file.getEnumTypes()) {
                 if (type.getName().equals("ErrorCode")) {
@@ -138,7 +139,8 @@ class ApiContractTest {
 
     @Test
     void testClusterAdminMethods() {
-        assertEquals(Set.of("ClusterStatus", "TransferLeadership", "CreateAcls", "DeleteAcls", "DescribeAcls"),
+        assertEquals(Set.of("ClusterStatus", "TransferLeadership", "CreateAcls", "DeleteAcls", "DescribeAcls",
+                "SaveSnapshot"),
             methodNames(ClusterAdminGrpc.getServiceDescriptor()));
     }
 
