@@ -5,6 +5,7 @@ import io.cohort.core.StateLimits;
 import io.cohort.raft.backup.BackupFile;
 import io.cohort.raft.backup.proto.BackupSetting;
 import java.io.BufferedOutputStream;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -134,8 +135,12 @@ public final class BackupRestore {
             Path snapshot = smStorage.getSnapshotFile(term, index).toPath();
             Files.createDirectories(snapshot.getParent());
             try (InputStream in = BackupFile.openSnapshot(backup, partition);
-                 OutputStream out = new BufferedOutputStream(Files.newOutputStream(snapshot), 1 << 16)) {
+                 FileOutputStream file = new FileOutputStream(snapshot.toFile());
+                 OutputStream out = new BufferedOutputStream(file, 1 << 16)) {
                 in.transferTo(out);
+                out.flush();
+                // Synced before the data dir is renamed into place: a restore that said done is on disk.
+                file.getFD().sync();
             }
             MD5FileUtil.computeAndSaveMd5ForFile(snapshot.toFile());
         } finally {
