@@ -67,10 +67,10 @@ class SnapshotRestoreIT {
 
     @Test
     void saveUnderLoadRestoreIntoAFreshClusterKeepsEveryAcknowledgedOffset() throws Exception {
-        // Automatic snapshots every 50 entries: the save must not hand out one of those, taken
+        // Automatic snapshots every 10 entries: the save must not hand out one of those, taken
         // before the commits acknowledged just before it started.
         ProcessCluster source = start(ProcessCluster.builder().nodes(NODES).partitions(PARTITIONS)
-                .set("raft.snapshot.every.entries", 50)
+                .set("raft.snapshot.every.entries", 10)
                 .clusterId("cohort-it-source").name("SnapshotRestoreIT-source"));
         source.awaitStableLeaders(SETTLE);
         Path backup = source.runDir().resolve("backup.cohort");
