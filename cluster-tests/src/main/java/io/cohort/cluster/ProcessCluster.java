@@ -1057,6 +1057,20 @@ public final class ProcessCluster implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The cluster with its ports, peers and directories fixed, but no node started yet: for a
+         * test that prepares the nodes' data dirs first (a restore from a backup), then
+         * {@link ProcessCluster#startAll()}.
+         */
+        public ProcessCluster create() {
+            if (!Files.isRegularFile(serverJar)) {
+                throw new IllegalStateException("server jar " + serverJar + " does not exist: build it with "
+                        + "'mvn -B package -pl coordinator-server -am' (or run the whole reactor: 'mvn -B verify')");
+            }
+            String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS"));
+            return new ProcessCluster(this, baseDir.toAbsolutePath().normalize().resolve(name + "-" + stamp));
+        }
+
         /** Creates the run directory and starts every node; waits until each prints SERVING. */
         public ProcessCluster start() {
             if (!Files.isRegularFile(serverJar)) {

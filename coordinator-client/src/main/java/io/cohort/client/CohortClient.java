@@ -514,6 +514,19 @@ public final class CohortClient implements AutoCloseable {
         return response;
     }
 
+    /**
+     * A ClusterAdmin stub to node {@code nodeId} with this client's credentials and bearer token, for
+     * calls this class has no method for (the SaveSnapshot stream of {@code cohort snapshot save}).
+     */
+    public ClusterAdminGrpc.ClusterAdminBlockingStub adminStub(int nodeId) {
+        Endpoint endpoint = topology().nodes().get(nodeId);
+        if (endpoint == null) {
+            throw new CohortException(ErrorCode.INVALID_REQUEST, "no node " + nodeId + " in the cluster; nodes are "
+                    + topology().nodes().keySet());
+        }
+        return ClusterAdminGrpc.newBlockingStub(channel(endpoint));
+    }
+
     /** The configured nodes by id, as learned from the cluster. */
     public Map<Integer, String> nodes() {
         Map<Integer, String> nodes = new TreeMap<>();

@@ -67,6 +67,7 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
     private final AclRpcs acls;
     private final GroupConfigRpcs groupConfig;
     private final MembershipRpcs membership;
+    private final SnapshotRpcs snapshots;
     private volatile boolean stopping;
 
     public ClusterAdminService(CohortRaftNode node) {
@@ -91,6 +92,7 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
         this.acls = new AclRpcs(node, authorizer, this::channel);
         this.groupConfig = new GroupConfigRpcs(node, authorizer, this::channel);
         this.membership = new MembershipRpcs(node, authorizer, this::channel);
+        this.snapshots = new SnapshotRpcs(node, authorizer);
     }
 
     /**
@@ -106,6 +108,7 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
     @Override
     public void close() {
         stopping = true;
+        snapshots.close();
         channels.values().forEach(ManagedChannel::shutdownNow);
         channels.clear();
     }
@@ -450,6 +453,14 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
                          StreamObserver<io.cohort.api.v1.JoinInfoResponse> observer) {
         RpcCall<io.cohort.api.v1.JoinInfoResponse> call = RpcCall.start("JoinInfo", observer, RpcMetrics.NONE);
         respond(call, membership.joinInfo(request), null, r -> r.getErrorCode().name());
+    }
+
+    // ---- SaveSnapshot (SnapshotRpcs) ----
+
+    @Override
+    public void saveSnapshot(io.cohort.api.v1.SaveSnapshotRequest request,
+                             StreamObserver<io.cohort.api.v1.SaveSnapshotChunk> observer) {
+        snapshots.saveSnapshot(request, observer, stopping);
     }
 
     private boolean refusedWhileStopping(RpcCall<?> call) {

@@ -174,6 +174,43 @@ class AuthorizationTest {
                 .isEqualTo(GROUP_AUTHORIZATION_FAILED);
     }
 
+    /**
+     * Backups need ALTER on the cluster: DESCRIBE (what monitoring and the nodes' own principals
+     * get) lets alice see the cluster's status but not copy every group's offsets; the super user
+     * gets the partition's image, whole.
+     */
+    @Test
+    void testSaveSnapshotNeedsAlterOnTheClusterNotDescribe() {
+        groupWithOffsets(1, "backup");
+        CoordinatorTestCluster.Node leader = cluster.leaderOf(1);
+        AclBinding describeCluster = AclBinding.newBuilder().setPrincipal("User:alice")
+                .setResourceType(AclResourceType.ACL_RESOURCE_TYPE_CLUSTER).setResourceName("cohort-cluster")
+                .setPatternType(AclPatternType.ACL_PATTERN_TYPE_LITERAL)
+                .setOperation(AclOperation.ACL_OPERATION_DESCRIBE).setPermission(AclPermission.ACL_PERMISSION_ALLOW)
+                .build();
+        assertThat(admin(leader, adminToken).createAcls(CreateAclsRequest.newBuilder().addCreations(describeCluster)
+                .build()).getErrorCode()).isEqualTo(NONE);
+        await().atMost(Duration.ofSeconds(30)).until(() -> admin(leader, aliceToken)
+                .clusterStatus(ClusterStatusRequest.getDefaultInstance()).getErrorCode() == NONE);
+        io.cohort.api.v1.SaveSnapshotRequest request = io.cohort.api.v1.SaveSnapshotRequest.newBuilder()
+                .setPartitionIndex(1).build();
+
+        java.util.Iterator<io.cohort.api.v1.SaveSnapshotChunk> denied = admin(leader, aliceToken).saveSnapshot(request);
+        assertThat(denied.next().getInfo().getErrorCode()).isEqualTo(CLUSTER_AUTHORIZATION_FAILED);
+        assertThat(denied.hasNext()).isFalse();
+
+        java.util.Iterator<io.cohort.api.v1.SaveSnapshotChunk> stream = admin(leader, adminToken).saveSnapshot(request);
+        io.cohort.api.v1.SaveSnapshotInfo info = stream.next().getInfo();
+        assertThat(info.getErrorCode()).as(info.getErrorMessage()).isEqualTo(NONE);
+        long received = 0;
+        while (stream.hasNext()) {
+            received += stream.next().getData().size();
+        }
+        assertThat(received).isEqualTo(info.getSnapshotBytes()).isPositive();
+        assertThat(info.getPartitionIndex()).isEqualTo(1);
+        assertThat(info.getAppliedIndex()).isPositive();
+    }
+
     @Test
     void testSuperUserIsAllowedEverything() {
         String groupId = groupWithOffsets(2, "ops");

@@ -113,7 +113,9 @@ class ApiContractTest {
             ConsumerProtocolProto.getDescriptor(),
             GroupCoordinatorProto.getDescriptor(),
             ClusterAdminProto.getDescriptor(),
-            GroupConfigProto.getDescriptor());
+            GroupConfigProto.getDescriptor(),
+            MembershipProto.getDescriptor(),
+            SnapshotProto.getDescriptor());
         for (FileDescriptor file : files) {
             for (EnumDescriptor type : file.getEnumTypes()) {
                 if (type.getName().equals("ErrorCode")) {
@@ -140,7 +142,8 @@ class ApiContractTest {
     @Test
     void testClusterAdminMethods() {
         assertEquals(Set.of("ClusterStatus", "TransferLeadership", "CreateAcls", "DeleteAcls", "DescribeAcls",
-                "DescribeGroupConfig", "AlterGroupConfig"),
+                "DescribeGroupConfig", "AlterGroupConfig", "AddNode", "RemoveNode", "DescribeMembership", "JoinInfo",
+                "SaveSnapshot"),
             methodNames(ClusterAdminGrpc.getServiceDescriptor()));
     }
 
