@@ -3,7 +3,9 @@ package io.cohort.core;
 /**
  * Group coordinator settings, with Kafka's defaults (reference section 5). Every replica of a
  * partition must run with the same values, because handlers read them while applying the log: the
- * node stores them in its cluster metadata and refuses to start with others.
+ * node stores them in its cluster metadata and refuses to start with others. Five of them can be changed
+ * online ({@link GroupSettings}): those changes are commands in the log, so every replica still applies
+ * the same values at the same point of the log; the stored values are where a replay starts.
  *
  * @param minSessionTimeoutMs       group.min.session.timeout.ms: JoinGroup lower bound
  * @param maxSessionTimeoutMs       group.max.session.timeout.ms: JoinGroup upper bound

@@ -46,8 +46,9 @@ import java.util.TreeSet;
  * then the message). The trailer is the last frame of the file; a file that ends anywhere else, or
  * whose count does not match, is rejected, so a truncated snapshot is never installed.
  *
- * <p>A snapshot holds only values: a {@link CoordinatorRecord.AclValue} per ACL (partition 0 only,
- * first), a {@link CoordinatorRecord.GroupValue} per group and an
+ * <p>A snapshot holds only values: the partition's {@link CoordinatorRecord.GroupConfigValue} if its
+ * group settings were changed online (first), a {@link CoordinatorRecord.AclValue} per ACL (partition 0
+ * only), a {@link CoordinatorRecord.GroupValue} per group and an
  * {@link CoordinatorRecord.OffsetValue} per committed offset. Tombstones exist only in the log's
  * effects, never in a snapshot. A {@link ClassicGroup} round-trips to an equal value with its
  * member, pending-member and pending-sync order kept, since join order elects the leader.
