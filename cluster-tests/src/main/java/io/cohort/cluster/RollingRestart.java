@@ -5,6 +5,7 @@ import io.cohort.client.RollReadiness;
 import io.grpc.StatusRuntimeException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,7 +40,7 @@ public final class RollingRestart {
      */
     public static List<NodeRestart> roll(ProcessCluster cluster, Path jar, Duration readyTimeout) {
         awaitReady(cluster, readyTimeout);
-        List<NodeRestart> restarts = new java.util.ArrayList<>();
+        List<NodeRestart> restarts = new ArrayList<>();
         for (int id : cluster.nodeIds()) {
             restarts.add(restart(cluster, id, jar, readyTimeout));
         }
