@@ -34,6 +34,10 @@ import org.junit.jupiter.api.Timeout;
  * node at a time; the restored cluster serves every offset acknowledged before the save began (and
  * none higher than any ever sent), lists every group, and accepts new commits. Every restored node
  * holds byte-identical snapshot and configuration files.
+ *
+ * <p>The boundary "acknowledged before the save" is taken before the CLI's JVM starts, seconds
+ * before its first call, so a save that handed out a snapshot a few entries stale would still
+ * pass here; BackupRestoreTest checks that case on the export itself.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class SnapshotRestoreIT {

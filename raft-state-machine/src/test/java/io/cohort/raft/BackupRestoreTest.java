@@ -102,6 +102,38 @@ class BackupRestoreTest {
         }
     }
 
+    /**
+     * The image covers every commit acknowledged before the export, even while an automatic
+     * snapshot a few entries older exists: the export makes Ratis take a new one past its read
+     * barrier instead of handing out the latest file.
+     */
+    @Test
+    void testExportHoldsEveryCommitAcknowledgedBeforeItNotAnOlderAutomaticSnapshot() throws Exception {
+        RaftTuning tuning = RaftTestCluster.TEST_TUNING.toBuilder().snapshotEveryEntries(5).build();
+        try (RaftTestCluster cluster = RaftTestCluster.start(dir.resolve("auto"), 3, 1, GroupConfig.defaults(),
+                tuning)) {
+            long committed = 0;
+            CohortRaftNode leader = cluster.leaderOf(0);
+            // Commit until an automatic snapshot exists and the last commit is past it.
+            while (committed < 8 || leader.stateMachine(0).getLatestSnapshot() == null
+                    || leader.stateMachine(0).getLatestSnapshot().getIndex()
+                    >= leader.stateMachine(0).lastAppliedIndex()) {
+                committed++;
+                cluster.submitToLeader(0, Commands.simpleCommit("g", "t", 0, committed));
+                leader = cluster.leaderOf(0);
+            }
+            long acknowledged = committed;
+            try (PartitionSnapshotExport.Export export = PartitionSnapshotExport.export(leader, 0, 10_000)
+                    .get(30, TimeUnit.SECONDS)) {
+                ByteBuffer bytes = ByteBuffer.allocate((int) export.bytes());
+                export.channel().read(bytes, 0);
+                SnapshotCodec.Snapshot image = SnapshotCodec.read(new java.io.ByteArrayInputStream(bytes.array()));
+                assertThat(image.records()).anyMatch(record -> record instanceof CoordinatorRecord.OffsetValue offset
+                        && offset.groupId().equals("g") && offset.value().offset() == acknowledged);
+            }
+        }
+    }
+
     /** A partition without a single command still exports: an empty image at its applied index. */
     @Test
     void testAnIdlePartitionExportsAnEmptyImage() throws Exception {
