@@ -29,6 +29,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code remove-node}; no acknowledged commit is lost, every node follows the membership, a client
  * that knows only nodes 1-3 reaches a partition led by node 5, and the removed nodes say so. The
  * longest gap between two acknowledged commits of any committer during each change is printed.
+ * Then a change that would lose quorum is refused, and a node whose disk was replaced (same id,
+ * empty data dir, started with --join) is caught up by snapshot install.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class MembershipChangeIT {
@@ -104,7 +106,12 @@ class MembershipChangeIT {
             cluster.kill(3);
             assertThatThrownBy(() -> admin.removeNode(2, CHANGE_TIMEOUT))
                     .isInstanceOf(CohortException.class).hasMessageContaining("quorum");
-            cluster.start(3);
+            // Replace node 3's disk: same id and addresses, empty data dir, started with --join. It is
+            // still a voter, so no add-node: the leader catches it up by snapshot install.
+            deleteRecursively(cluster.dataDir(3));
+            cluster.startJoining(3, 1);
+            cluster.awaitCaughtUp(3, Duration.ofSeconds(60));
+            history.record("node 3 rejoined with an empty disk and caught up");
             awaitAcks(100);
         } finally {
             stop.set(true);
@@ -122,6 +129,14 @@ class MembershipChangeIT {
         }
         for (int id = 1; id <= 3; id++) {
             cluster.awaitCaughtUp(id, Duration.ofSeconds(60));
+        }
+    }
+
+    private static void deleteRecursively(java.nio.file.Path dir) throws java.io.IOException {
+        try (java.util.stream.Stream<java.nio.file.Path> walk = java.nio.file.Files.walk(dir)) {
+            for (java.nio.file.Path path : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                java.nio.file.Files.delete(path);
+            }
         }
     }
 
