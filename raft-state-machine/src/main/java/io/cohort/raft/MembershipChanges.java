@@ -343,6 +343,11 @@ public final class MembershipChanges {
             throw new MembershipException(Failure.TIMEOUT, -1, what + ": no answer in " + CONF_CHANGE_TIMEOUT_MS
                     + " ms; re-run the command to resume");
         } catch (ExecutionException e) {
+            if (String.valueOf(e.getCause()).contains("ReconfigurationInProgress")) {
+                throw new MembershipException(Failure.IN_PROGRESS, -1, what + ": the group is still changing its "
+                        + "configuration (a node being added is staged until it answers and catches up): start that "
+                        + "node, then re-run; " + e.getCause());
+            }
             throw new MembershipException(Failure.TIMEOUT, -1, what + " failed: " + e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
