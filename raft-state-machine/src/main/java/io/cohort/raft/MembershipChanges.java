@@ -19,10 +19,11 @@ import org.slf4j.LoggerFactory;
  * Online membership change, one node per command, run on partition 0's leader (the node whose
  * Raft configuration is the membership, {@link Membership}).
  *
- * <p><b>Add</b>: for each partition the new node holds, it joins the group as a Ratis listener
- * (learner): the slow catch-up (snapshot install, then the log) runs without touching the quorum;
- * once its match index is within {@value #CAUGHT_UP_LAG_ENTRIES} entries of the leader's commit
- * index it is promoted to voter, a fast joint-consensus step. <b>Remove</b>: leadership is moved
+ * <p><b>Add</b>: for each partition the new node holds, it is added as a voter, which Ratis
+ * stages first: the slow catch-up (snapshot install, then the log) runs without a vote and without
+ * touching the quorum (the learner phase), and the joint-consensus step that makes it a voter
+ * starts only once it is within {@code raft.server.staging.catchup.gap} entries. (Not a Ratis
+ * listener promoted afterwards: see {@link #addToGroup}.) <b>Remove</b>: leadership is moved
  * off the node first, then it leaves each group. Both read the current configuration before each
  * step, so re-running a command interrupted halfway (a crash, a timeout) finishes it.
  *
@@ -31,12 +32,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class MembershipChanges {
     private static final Logger LOG = LoggerFactory.getLogger(MembershipChanges.class);
-    /** A listener this close to the leader's commit index is promoted (Ratis staging: 1,000). */
-    static final long CAUGHT_UP_LAG_ENTRIES = 100;
-    /** How long a new replica may take to catch up (snapshot install plus log) before the add fails. */
-    static final long CATCH_UP_TIMEOUT_MS = 180_000;
-    /** How long one configuration change may take to commit. */
-    static final long CONF_CHANGE_TIMEOUT_MS = 60_000;
+    /** How long one configuration change may take, a new replica's catch-up included. */
+    static final long CONF_CHANGE_TIMEOUT_MS = 180_000;
     private static final long POLL_MS = 100;
     private static final long PROGRESS_EVERY_MS = 2_000;
 
@@ -195,58 +192,53 @@ public final class MembershipChanges {
             steps.say("partition " + p + ": node " + id + " is already a voter");
             return;
         }
-        if (!group.isListener(id)) {
-            List<NodeAddress> listeners = new ArrayList<>(group.listeners());
-            listeners.add(newNode);
-            steps.say("partition " + p + ": adding node " + id + " as a listener (learner)");
-            await(node.setGroupConfiguration(p, group.voters(), listeners), "partition " + p + ": add node " + id
-                    + " as a listener (is it running with cluster.join, and its Raft port reachable?)");
-        }
-        awaitCaughtUp(p, id, steps);
-        group = groupConf(p);
+        requireQuorumWith(p, group, id);
+        List<NodeAddress> listeners = new ArrayList<>(group.listeners());
+        listeners.removeIf(l -> l.nodeId() == id);
+        List<NodeAddress> voters = new ArrayList<>(group.voters());
+        voters.add(newNode);
+        // Not listener-then-promote: in Ratis 3.3.0 a listener promoted by a configuration change
+        // keeps being sent "initializing" appends (its leader-side follower record is never marked
+        // caught up), so its replica stays STARTING: it can neither vote nor lead until a leader
+        // change or its restart (seen in MembershipChangeIT: a transfer to it failed "n5 is not in
+        // [RUNNING]: current state is STARTING"). Adding it as a voter makes Ratis stage it first,
+        // which is the same learner phase: it gets the snapshot and the log without a vote and
+        // without counting in any quorum, and joins the configuration (joint consensus) only once
+        // caught up (raft.server.staging.catchup.gap).
+        steps.say("partition " + p + ": adding node " + id + " (staged without a vote until caught up)");
+        java.util.concurrent.CompletableFuture<org.apache.ratis.protocol.RaftClientReply> change =
+                node.setGroupConfiguration(p, voters, listeners);
+        reportCatchUpUntil(change, p, id, steps);
+        await(change, "partition " + p + ": add node " + id
+                + " (is it running with cluster.join, and its Raft port reachable?)");
+        steps.say("partition " + p + ": node " + id + " caught up and promoted to voter");
+    }
+
+    private void requireQuorumWith(int p, Membership group, int id) {
         int liveVoters = liveVoters(p, -1);
         int newQuorum = (group.voters().size() + 1) / 2 + 1;
-        // The listener is caught up, so it counts: etcd's "started members >= new quorum".
+        // The new voter joins only once caught up, so it counts: etcd's "started members >= new quorum".
         if (liveVoters + 1 < newQuorum) {
             throw new MembershipException(Failure.QUORUM, -1, "partition " + p + ": only " + liveVoters + " of "
                     + group.voters().size() + " voters answer; with node " + id + " the quorum would be " + newQuorum
                     + ": bring the stopped voters back (or remove dead ones) first");
         }
-        List<NodeAddress> voters = new ArrayList<>(group.voters());
-        voters.add(newNode);
-        List<NodeAddress> listeners = new ArrayList<>(group.listeners());
-        listeners.removeIf(l -> l.nodeId() == id);
-        await(node.setGroupConfiguration(p, voters, listeners), "partition " + p + ": promote node " + id);
-        steps.say("partition " + p + ": node " + id + " promoted to voter");
     }
 
-    private void awaitCaughtUp(int p, int id, Steps steps) {
-        long start = System.currentTimeMillis();
-        long lastSaid = start;
-        while (true) {
-            requireLeaderOf(p);
-            PartitionStatus status = node.status(p);
-            Optional<PartitionStatus.Replica> replica = status.replicas().stream().filter(r -> r.nodeId() == id)
-                    .findFirst();
+    /** Reports the new replica's catch-up (as the leader sees its staging) until {@code change} completes. */
+    private void reportCatchUpUntil(java.util.concurrent.CompletableFuture<?> change, int p, int id, Steps steps) {
+        long lastSaid = System.currentTimeMillis();
+        while (!change.isDone()) {
+            sleep(POLL_MS);
             long now = System.currentTimeMillis();
-            if (replica.isPresent() && replica.get().lagEntries() <= CAUGHT_UP_LAG_ENTRIES
-                    && replica.get().matchIndex() > 0) {
-                steps.say("partition " + p + ": node " + id + " caught up (match index "
-                        + replica.get().matchIndex() + ", commit index " + status.commitIndex() + ")");
-                return;
-            }
-            if (now - start > CATCH_UP_TIMEOUT_MS) {
-                throw new MembershipException(Failure.TIMEOUT, -1, "partition " + p + ": node " + id
-                        + " did not catch up in " + CATCH_UP_TIMEOUT_MS + " ms; it stays a listener (no vote): "
-                        + "re-run add-node once it runs, or remove-node --id " + id);
-            }
             if (now - lastSaid >= PROGRESS_EVERY_MS) {
                 lastSaid = now;
-                steps.say("partition " + p + ": node " + id + " catching up: " + replica
+                PartitionStatus status = node.status(p);
+                steps.say("partition " + p + ": node " + id + " catching up: " + status.replicas().stream()
+                        .filter(r -> r.nodeId() == id).findFirst()
                         .map(r -> "match index " + r.matchIndex() + ", " + r.lagEntries() + " entries behind")
-                        .orElse("no answer yet"));
+                        .orElse("staging (commit index " + status.commitIndex() + ")"));
             }
-            sleep(POLL_MS);
         }
     }
 
@@ -311,10 +303,14 @@ public final class MembershipChanges {
         return best.nodeId();
     }
 
-    /** The leader plus the voters (other than {@code excluded}) it heard from within an election timeout. */
+    /**
+     * The leader plus the voters (other than {@code excluded}) it heard from within the minimum
+     * election timeout (a live follower answers a heartbeat every half of it). A voter killed an
+     * instant ago still counts: as for etcd, the check is as fresh as the leader's view.
+     */
     private int liveVoters(int p, int excluded) {
         Membership group = groupConf(p);
-        long limitMs = node.tuning().electionTimeoutMaxMs();
+        long limitMs = node.tuning().electionTimeoutMinMs();
         int live = node.nodeId() == excluded ? 0 : 1;
         for (PartitionStatus.Replica r : node.status(p).replicas()) {
             if (r.nodeId() != excluded && group.isVoter(r.nodeId()) && r.lastRpcElapsedMs() < limitMs) {
@@ -351,6 +347,11 @@ public final class MembershipChanges {
             throw new MembershipException(Failure.TIMEOUT, -1, what + ": no answer in " + CONF_CHANGE_TIMEOUT_MS
                     + " ms; re-run the command to resume");
         } catch (ExecutionException e) {
+            if (String.valueOf(e.getCause()).contains("ReconfigurationInProgress")) {
+                throw new MembershipException(Failure.IN_PROGRESS, -1, what + ": the group is still changing its "
+                        + "configuration (a node being added is staged until it answers and catches up): start that "
+                        + "node, then re-run; " + e.getCause());
+            }
             throw new MembershipException(Failure.TIMEOUT, -1, what + " failed: " + e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

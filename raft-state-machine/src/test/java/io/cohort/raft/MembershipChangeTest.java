@@ -65,8 +65,11 @@ class MembershipChangeTest {
         CohortRaftNode node4 = join(n4);
         add(n4);
         assertVoters(0, 1, 2, 3, 4);
-        assertThat(progress).anyMatch(line -> line.contains("node 4 as a listener"))
-                .anyMatch(line -> line.contains("node 4 promoted to voter"));
+        assertThat(progress).anyMatch(line -> line.contains("node 4 caught up and promoted to voter"));
+        // An added node is a full voter: it can be elected (a promoted Ratis listener could not).
+        CohortRaftNode before = leader();
+        before.transferLeadership(0, 4, 20_000).get(30, TimeUnit.SECONDS);
+        await().atMost(Duration.ofSeconds(30)).until(() -> node4.isLeaderReady(0));
         commit(100);
         // The joined nodes hold every offset committed before they joined (snapshot install) and after.
         awaitConverged();
