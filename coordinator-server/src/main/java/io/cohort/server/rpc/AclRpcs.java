@@ -84,7 +84,7 @@ final class AclRpcs {
                     .setErrorMessage("some ACLs are malformed; none was added").addAllResults(invalid).build());
         }
         if (!node.isLeader(ACL_PARTITION)) {
-            return forward(request.getCreationsCount(), stub -> toFuture(stub.createAcls(request)),
+            return forward(request.getCreationsCount(), stub -> ListenableFutures.toCompletable(stub.createAcls(request)),
                     (code, message) -> createError(code, message, request.getCreationsCount()));
         }
         return propose(new Command.CreateAcls(bindings), timeoutOf(request.getTimeoutMs()), "CreateAcls", "ADD_ACL")
@@ -131,7 +131,7 @@ final class AclRpcs {
             }
         }
         if (!node.isLeader(ACL_PARTITION)) {
-            return forward(request.getFiltersCount(), stub -> toFuture(stub.deleteAcls(request)),
+            return forward(request.getFiltersCount(), stub -> ListenableFutures.toCompletable(stub.deleteAcls(request)),
                     (code, message) -> deleteError(code, message, request.getFiltersCount()));
         }
         return propose(new Command.DeleteAcls(filters), timeoutOf(request.getTimeoutMs()), "DeleteAcls", "REMOVE_ACL")
@@ -228,22 +228,6 @@ final class AclRpcs {
                 "forwarding to node " + leader + ", the leader of partition 0, failed: " + e));
     }
 
-    private static <T> CompletableFuture<T> toFuture(com.google.common.util.concurrent.ListenableFuture<T> future) {
-        CompletableFuture<T> result = new CompletableFuture<>();
-        com.google.common.util.concurrent.Futures.addCallback(future,
-                new com.google.common.util.concurrent.FutureCallback<>() {
-                    @Override
-                    public void onSuccess(T value) {
-                        result.complete(value);
-                    }
-
-                    @Override
-                    public void onFailure(Throwable t) {
-                        result.completeExceptionally(t);
-                    }
-                }, Runnable::run);
-        return result;
-    }
 
     private static int timeoutOf(int requestedMs) {
         return requestedMs > 0 ? requestedMs : DEFAULT_PROPAGATION_TIMEOUT_MS;

@@ -1,7 +1,5 @@
 package io.cohort.server.rpc;
 
-import com.google.common.util.concurrent.FutureCallback;
-import com.google.common.util.concurrent.Futures;
 import com.google.common.util.concurrent.ListenableFuture;
 import io.cohort.api.v1.AlterGroupConfigRequest;
 import io.cohort.api.v1.AlterGroupConfigResponse;
@@ -140,7 +138,7 @@ final class GroupConfigRpcs {
                     .newFutureStub(channelToNode.apply(peer.nodeId()))
                     .withDeadlineAfter(PEER_CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)
                     .clusterStatus(ClusterStatusRequest.newBuilder().setRoutingOnly(true).build());
-            checks.add(toFuture(status).handle((answer, failure) -> {
+            checks.add(ListenableFutures.toCompletable(status).handle((answer, failure) -> {
                 if (failure != null) {
                     return "node " + peer.nodeId() + " (" + peer.host() + ":" + peer.clientPort()
                             + ") did not answer, so its log format is unknown";
@@ -166,7 +164,7 @@ final class GroupConfigRpcs {
             if (peer.nodeId() == node.nodeId()) {
                 answers.add(CompletableFuture.completedFuture(localDescription()));
             } else {
-                answers.add(toFuture(stubTo(peer.nodeId(), PEER_CALL_TIMEOUT_MS)
+                answers.add(ListenableFutures.toCompletable(stubTo(peer.nodeId(), PEER_CALL_TIMEOUT_MS)
                         .describeGroupConfig(DescribeGroupConfigRequest.getDefaultInstance()))
                         .exceptionally(failure -> null));
             }
@@ -243,7 +241,9 @@ final class GroupConfigRpcs {
                 .addAllEntries(GroupSettingsText.entries(settings))
                 .setForwardedVersion(settings.version())
                 .addAllForwardedPartitions(partitions).build();
-        return toFuture(stubTo(leader, FORWARD_TIMEOUT_MS).alterGroupConfig(forwarded)).handle((answer, failure) -> {
+        CompletableFuture<AlterGroupConfigResponse> answered =
+                ListenableFutures.toCompletable(stubTo(leader, FORWARD_TIMEOUT_MS).alterGroupConfig(forwarded));
+        return answered.handle((answer, failure) -> {
             Map<Integer, PartitionAlterResult> results = new TreeMap<>();
             for (int partition : partitions) {
                 results.put(partition, result(partition, ErrorCode.COORDINATOR_NOT_AVAILABLE, "forwarding to node "
@@ -297,19 +297,4 @@ final class GroupConfigRpcs {
                 .build();
     }
 
-    private static <T> CompletableFuture<T> toFuture(ListenableFuture<T> future) {
-        CompletableFuture<T> result = new CompletableFuture<>();
-        Futures.addCallback(future, new FutureCallback<>() {
-            @Override
-            public void onSuccess(T value) {
-                result.complete(value);
-            }
-
-            @Override
-            public void onFailure(Throwable t) {
-                result.completeExceptionally(t);
-            }
-        }, Runnable::run);
-        return result;
-    }
 }
