@@ -17,6 +17,7 @@ public enum ErrorCode {
     COORDINATOR_LOAD_IN_PROGRESS(14, true),
     COORDINATOR_NOT_AVAILABLE(15, true),
     NOT_COORDINATOR(16, true),
+    INVALID_TOPIC_EXCEPTION(17, false),
     RECORD_LIST_TOO_LARGE(18, false),
     NOT_ENOUGH_REPLICAS(19, true),
     ILLEGAL_GENERATION(22, false),
@@ -30,6 +31,8 @@ public enum ErrorCode {
     GROUP_AUTHORIZATION_FAILED(30, false),
     CLUSTER_AUTHORIZATION_FAILED(31, false),
     UNSUPPORTED_VERSION(35, false),
+    TOPIC_ALREADY_EXISTS(36, false),
+    INVALID_PARTITIONS(37, false),
     INVALID_REQUEST(42, false),
     KAFKA_STORAGE_ERROR(56, true),
     NON_EMPTY_GROUP(68, false),
@@ -42,7 +45,8 @@ public enum ErrorCode {
     FENCED_MEMBER_EPOCH(110, false),
     UNRELEASED_INSTANCE_ID(111, false),
     UNSUPPORTED_ASSIGNOR(112, false),
-    STALE_MEMBER_EPOCH(113, false);
+    STALE_MEMBER_EPOCH(113, false),
+    INVALID_REGULAR_EXPRESSION(128, false);
 
     private final int code;
     private final boolean retriable;

@@ -38,6 +38,7 @@ class ApiContractTest {
         codes.put("COORDINATOR_LOAD_IN_PROGRESS", 14);
         codes.put("COORDINATOR_NOT_AVAILABLE", 15);
         codes.put("NOT_COORDINATOR", 16);
+        codes.put("INVALID_TOPIC_EXCEPTION", 17);
         codes.put("RECORD_LIST_TOO_LARGE", 18);
         codes.put("NOT_ENOUGH_REPLICAS", 19);
         codes.put("ILLEGAL_GENERATION", 22);
@@ -51,6 +52,8 @@ class ApiContractTest {
         codes.put("GROUP_AUTHORIZATION_FAILED", 30);
         codes.put("CLUSTER_AUTHORIZATION_FAILED", 31);
         codes.put("UNSUPPORTED_VERSION", 35);
+        codes.put("TOPIC_ALREADY_EXISTS", 36);
+        codes.put("INVALID_PARTITIONS", 37);
         codes.put("INVALID_REQUEST", 42);
         codes.put("KAFKA_STORAGE_ERROR", 56);
         codes.put("NON_EMPTY_GROUP", 68);
@@ -64,6 +67,7 @@ class ApiContractTest {
         codes.put("UNRELEASED_INSTANCE_ID", 111);
         codes.put("UNSUPPORTED_ASSIGNOR", 112);
         codes.put("STALE_MEMBER_EPOCH", 113);
+        codes.put("INVALID_REGULAR_EXPRESSION", 128);
         return codes;
     }
 
