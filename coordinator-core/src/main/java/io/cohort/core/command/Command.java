@@ -14,7 +14,10 @@ import java.util.Objects;
  * leader time, to {@code GroupCoordinatorShard.handle}; a timer command is re-validated there, since
  * the state may have moved on between the firing and the commit.
  */
-public sealed interface Command {
+public sealed interface Command permits Command.JoinGroup, Command.SyncGroup, Command.LeaveGroup,
+        Command.OffsetCommit, Command.DeleteGroups, Command.OffsetDelete, Command.ExpireMemberSession,
+        Command.FireJoinTimer, Command.FireSyncTimer, Command.ExpireOffsets, Command.CreateAcls, Command.DeleteAcls,
+        Command.SetGroupConfig, ConsumerGroupHeartbeat {
 
     /** The newest Kafka API versions, whose semantics Cohort's public API follows. */
     short JOIN_GROUP_LATEST_VERSION = 9;
