@@ -36,7 +36,7 @@ import picocli.CommandLine.Spec;
         description = "Inspects and administers a Cohort cluster: consumer groups, committed offsets, "
                 + "coordinators, Raft partitions.",
         subcommands = {GroupsCommand.class, OffsetsCommand.class, FindCoordinatorCommand.class, ClusterCommand.class,
-                AclsCommand.class,
+                AclsCommand.class, TopicsCommand.class,
                 SnapshotCommand.class},
         footerHeading = "%nExit codes:%n",
         footer = {"  0  success", "  1  the operation failed or was refused (the reason on stderr)",

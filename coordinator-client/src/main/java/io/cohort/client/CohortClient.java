@@ -450,6 +450,64 @@ public final class CohortClient implements AutoCloseable {
         return response.getAclsList();
     }
 
+    // ---- topic registry (topics.proto): per-topic errors are in the results, not thrown ----
+
+    /**
+     * Creates topics in the registry (needs ALTER on the cluster). Each result carries its topic's
+     * outcome (TOPIC_ALREADY_EXISTS, INVALID_TOPIC_EXCEPTION, ...); a call that reached no leader of
+     * partition 0 is retried on another node within the budget.
+     */
+    public io.cohort.api.v1.CreateTopicsResponse createTopics(List<io.cohort.api.v1.CreateTopicsRequest.NewTopic> topics,
+                                                             boolean validateOnly) {
+        io.cohort.api.v1.CreateTopicsRequest request = io.cohort.api.v1.CreateTopicsRequest.newBuilder()
+                .addAllTopics(topics).setValidateOnly(validateOnly).build();
+        return anyNodeCall(endpoint -> retryUnlessAnswered(adminStub(endpoint, 3).createTopics(request),
+                io.cohort.api.v1.CreateTopicsResponse::getResultsList), "creating topics");
+    }
+
+    /** Raises topics' partition counts and sets their racks (needs ALTER on the cluster); as {@link #createTopics}. */
+    public io.cohort.api.v1.AlterTopicsResponse alterTopics(List<io.cohort.api.v1.AlterTopicsRequest.TopicChange> topics,
+                                                           boolean validateOnly) {
+        io.cohort.api.v1.AlterTopicsRequest request = io.cohort.api.v1.AlterTopicsRequest.newBuilder()
+                .addAllTopics(topics).setValidateOnly(validateOnly).build();
+        return anyNodeCall(endpoint -> retryUnlessAnswered(adminStub(endpoint, 3).alterTopics(request),
+                io.cohort.api.v1.AlterTopicsResponse::getResultsList), "changing topics");
+    }
+
+    /** Deletes topics from the registry (needs ALTER on the cluster); as {@link #createTopics}. */
+    public io.cohort.api.v1.DeleteTopicsResponse deleteTopics(Collection<String> names) {
+        io.cohort.api.v1.DeleteTopicsRequest request = io.cohort.api.v1.DeleteTopicsRequest.newBuilder()
+                .addAllNames(names).build();
+        return anyNodeCall(endpoint -> retryUnlessAnswered(adminStub(endpoint, 3).deleteTopics(request),
+                io.cohort.api.v1.DeleteTopicsResponse::getResultsList), "deleting topics");
+    }
+
+    /**
+     * The registry's topics (all if {@code names} is empty), sorted by name, as the answering node's
+     * replica of partition 0 has applied them (needs DESCRIBE on the cluster).
+     */
+    public List<io.cohort.api.v1.TopicDescription> listTopics(Collection<String> names) {
+        io.cohort.api.v1.ListTopicsRequest request = io.cohort.api.v1.ListTopicsRequest.newBuilder()
+                .addAllNames(names).build();
+        io.cohort.api.v1.ListTopicsResponse response = anyNodeCall(endpoint -> adminStub(endpoint, 1)
+                .listTopics(request), "listing topics");
+        throwIfError(response.getErrorCode(), response.getErrorMessage(), "listing topics");
+        return response.getTopicsList();
+    }
+
+    private ClusterAdminGrpc.ClusterAdminBlockingStub adminStub(Endpoint endpoint, int requestTimeouts) {
+        return ClusterAdminGrpc.newBlockingStub(channel(endpoint))
+                .withDeadlineAfter(requestTimeout.toMillis() * requestTimeouts, TimeUnit.MILLISECONDS);
+    }
+
+    /** Null (try another node) when every result is a routing error: the call reached no leader of partition 0. */
+    private static <R> R retryUnlessAnswered(R response, Function<R, List<io.cohort.api.v1.TopicResult>> results) {
+        List<io.cohort.api.v1.TopicResult> list = results.apply(response);
+        boolean unrouted = !list.isEmpty() && list.stream().allMatch(r -> r.getErrorCode() == ErrorCode.COORDINATOR_NOT_AVAILABLE
+                || r.getErrorCode() == ErrorCode.NOT_COORDINATOR || r.getErrorCode() == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
+        return unrouted ? null : response;
+    }
+
     /**
      * The cluster as node {@code nodeId} sees it; one attempt. Throws CohortException
      * (UNKNOWN_SERVER_ERROR with the gRPC status as cause) if the node does not answer.

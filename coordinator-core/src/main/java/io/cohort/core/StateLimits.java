@@ -29,6 +29,20 @@ public record StateLimits(int maxOffsetsPerGroup, int maxGroupsPerPartition, int
     public static final int DEFAULT_MAX_OFFSETS_PER_PARTITION = 500_000;
     public static final long DEFAULT_MAX_METADATA_BYTES_PER_PARTITION = 32L << 20;
 
+    /**
+     * Most topics the topic registry (partition 0's state) holds. Fixed, not a setting: the registry
+     * is one per cluster, and a replica replaying a topic command must refuse exactly what the
+     * leader refused, whatever its configuration. At 10,000 topics of a few hundred bytes each the
+     * registry stays a few MiB, and each copy-on-write change copies it once.
+     */
+    public static final int MAX_TOPICS = 10_000;
+
+    /**
+     * Most partitions of one registered topic (fixed, as {@link #MAX_TOPICS}); far above Kafka's
+     * practical limits, and low enough that one topic's record stays well inside a log entry.
+     */
+    public static final int MAX_PARTITIONS_PER_TOPIC = 100_000;
+
     public StateLimits {
         if (maxOffsetsPerGroup < 1 || maxGroupsPerPartition < 1 || maxOffsetsPerPartition < 1
                 || maxMetadataBytesPerPartition < 0) {

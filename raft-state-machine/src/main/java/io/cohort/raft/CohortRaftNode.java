@@ -5,6 +5,7 @@ import io.cohort.core.command.Command;
 import io.cohort.core.shard.GroupCoordinatorShard;
 import io.cohort.core.shard.Result;
 import io.cohort.core.shard.TimerOp;
+import io.cohort.core.topic.TopicRegistry;
 import io.cohort.raft.net.ConnectionBudget;
 import io.cohort.raft.net.ConnectionLimits;
 import io.cohort.raft.net.RaftPortConnections;
@@ -687,6 +688,16 @@ public final class CohortRaftNode implements AutoCloseable {
                     "node " + nodeId + " holds no replica of partition " + partition, null);
         }
         return stateMachine;
+    }
+
+    /**
+     * The cluster's topic registry as this node's replica of partition 0 has applied it (every node
+     * holds a voting replica of partition 0): an immutable value, safe to read on any thread, behind
+     * partition 0's leader at most by this replica's apply lag. The consumer-group front end copies
+     * subscribed topics from it into the heartbeat commands it proposes.
+     */
+    public TopicRegistry topicRegistry() {
+        return shard(0).topics();
     }
 
     public PartitionStateMachine stateMachine(int partition) {

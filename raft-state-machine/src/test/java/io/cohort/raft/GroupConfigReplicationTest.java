@@ -49,7 +49,7 @@ class GroupConfigReplicationTest {
             SingleFileSnapshotInfo snapshot = (SingleFileSnapshotInfo) leader.stateMachine(0).getLatestSnapshot();
             try (InputStream in = Files.newInputStream(snapshot.getFile().getPath())) {
                 assertThat(in.readNBytes(3)).as("header frame: length, tag, format_version")
-                        .containsExactly(7, 0x08, SnapshotCodec.FORMAT_VERSION);
+                        .containsExactly(7, 0x08, SnapshotCodec.FORMAT_VERSION_GROUP_SETTINGS);
             }
 
             cluster.startNode(followerId);

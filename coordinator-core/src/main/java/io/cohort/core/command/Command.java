@@ -7,6 +7,7 @@ import io.cohort.core.acl.AclBindingFilter;
 import io.cohort.core.group.Protocol;
 import java.util.List;
 import java.util.Objects;
+import java.util.UUID;
 
 /**
  * A command is what a Raft log entry carries: a client request that changes state, or an operation
@@ -17,7 +18,8 @@ import java.util.Objects;
 public sealed interface Command permits Command.JoinGroup, Command.SyncGroup, Command.LeaveGroup,
         Command.OffsetCommit, Command.DeleteGroups, Command.OffsetDelete, Command.ExpireMemberSession,
         Command.FireJoinTimer, Command.FireSyncTimer, Command.ExpireOffsets, Command.CreateAcls, Command.DeleteAcls,
-        Command.SetGroupConfig, ConsumerGroupHeartbeat {
+        Command.SetGroupConfig, ConsumerGroupHeartbeat, Command.CreateTopics, Command.AlterTopics,
+        Command.DeleteTopics {
 
     /** The newest Kafka API versions, whose semantics Cohort's public API follows. */
     short JOIN_GROUP_LATEST_VERSION = 9;
@@ -182,6 +184,57 @@ public sealed interface Command permits Command.JoinGroup, Command.SyncGroup, Co
     record SetGroupConfig(GroupSettings settings) implements Command {
         public SetGroupConfig {
             Objects.requireNonNull(settings, "settings");
+        }
+    }
+
+    /**
+     * Adds topics to the topic registry (ClusterAdmin.CreateTopics); partition 0's log only, like the
+     * ACL commands. Entry format 4.
+     *
+     * @param validateOnly check every rule and answer as if created, but change nothing (Kafka's
+     *                     validate_only)
+     */
+    record CreateTopics(List<NewTopic> topics, boolean validateOnly) implements Command {
+        public CreateTopics {
+            topics = List.copyOf(topics);
+        }
+    }
+
+    /**
+     * One topic of a CreateTopics. Unlike {@link io.cohort.core.topic.TopicMetadata} it may hold any
+     * count and racks: the handler, not the constructor, refuses bad ones, with Kafka's error.
+     *
+     * @param topicId        chosen by the proposing node (core never generates one), kept for the
+     *                       topic's life
+     * @param partitionRacks empty, or one list of rack ids per partition
+     */
+    record NewTopic(UUID topicId, String name, int partitionCount, List<List<String>> partitionRacks) {
+        public NewTopic {
+            Objects.requireNonNull(topicId, "topicId");
+            Objects.requireNonNull(name, "name");
+            partitionRacks = partitionRacks.stream().map(List::copyOf).toList();
+        }
+    }
+
+    /** Changes topics' partition counts (never lower) and racks (ClusterAdmin.AlterTopics); partition 0's log only. */
+    record AlterTopics(List<TopicChange> topics, boolean validateOnly) implements Command {
+        public AlterTopics {
+            topics = List.copyOf(topics);
+        }
+    }
+
+    /** One topic of an AlterTopics: its new partition count and racks (empty: none). */
+    record TopicChange(String name, int partitionCount, List<List<String>> partitionRacks) {
+        public TopicChange {
+            Objects.requireNonNull(name, "name");
+            partitionRacks = partitionRacks.stream().map(List::copyOf).toList();
+        }
+    }
+
+    /** Removes topics from the registry (ClusterAdmin.DeleteTopics); partition 0's log only. */
+    record DeleteTopics(List<String> names) implements Command {
+        public DeleteTopics {
+            names = List.copyOf(names);
         }
     }
 }

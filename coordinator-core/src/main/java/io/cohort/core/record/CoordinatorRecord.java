@@ -3,6 +3,7 @@ package io.cohort.core.record;
 import io.cohort.core.GroupSettings;
 import io.cohort.core.acl.AclBinding;
 import io.cohort.core.group.ClassicGroup;
+import io.cohort.core.topic.TopicMetadata;
 import java.util.Comparator;
 import java.util.Objects;
 
@@ -94,14 +95,44 @@ public sealed interface CoordinatorRecord {
     }
 
     /**
-     * The snapshot order: the group settings (if changed) first, then ACLs (in {@link AclBinding} order), then by group id, the group's value
+     * A topic of the registry is created or changed (its whole new value); partition 0 only. Belongs
+     * to no group: {@link #groupId()} is "".
+     */
+    record TopicValue(TopicMetadata topic) implements CoordinatorRecord {
+        public TopicValue {
+            Objects.requireNonNull(topic, "topic");
+        }
+
+        @Override
+        public String groupId() {
+            return "";
+        }
+    }
+
+    /** A topic is removed from the registry. */
+    record TopicTombstone(String name) implements CoordinatorRecord {
+        public TopicTombstone {
+            Objects.requireNonNull(name, "name");
+        }
+
+        @Override
+        public String groupId() {
+            return "";
+        }
+    }
+
+    /**
+     * The snapshot order: the group settings (if changed) first, then ACLs (in {@link AclBinding} order),
+     * then topics by name, then by group id, the group's value
      * before its offsets, offsets by topic then partition. Sorting makes a snapshot's bytes the same
      * on every replica.
      */
     Comparator<CoordinatorRecord> SNAPSHOT_ORDER = Comparator
-            .comparingInt((CoordinatorRecord r) -> r instanceof GroupConfigValue ? 0 : r instanceof AclValue ? 1 : 2)
+            .comparingInt((CoordinatorRecord r) -> r instanceof GroupConfigValue ? 0 : r instanceof AclValue ? 1
+                    : r instanceof TopicValue ? 2 : 3)
             .thenComparing((CoordinatorRecord r) -> r instanceof AclValue a ? a.binding() : null,
                     Comparator.nullsFirst(Comparator.naturalOrder()))
+            .thenComparing((CoordinatorRecord r) -> r instanceof TopicValue t ? t.topic().name() : "")
             .thenComparing(CoordinatorRecord::groupId)
             .thenComparingInt(r -> r instanceof GroupValue ? 0 : 1)
             .thenComparing(r -> r instanceof OffsetValue o ? o.topic() : "")

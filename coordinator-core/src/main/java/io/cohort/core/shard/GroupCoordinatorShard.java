@@ -23,6 +23,7 @@ import io.cohort.core.response.OffsetFetchResponse.PartitionOffset;
 import io.cohort.core.response.OffsetFetchResponse.TopicOffsets;
 import io.cohort.core.response.Response;
 import io.cohort.core.response.SyncGroupResponse;
+import io.cohort.core.topic.TopicRegistry;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -62,6 +63,8 @@ public final class GroupCoordinatorShard {
     private final StateUsage usage = new StateUsage();
     /** The cluster's ACLs; only partition 0's shard ever holds any (its log alone carries ACL commands). */
     private volatile AclSet acls = AclSet.EMPTY;
+    /** The cluster's topic registry; like the ACLs, only partition 0's shard ever holds any. */
+    private volatile TopicRegistry topics = TopicRegistry.EMPTY;
 
     private final JoinGroupHandler joinGroup = new JoinGroupHandler(groups);
     private final SyncGroupHandler syncGroup = new SyncGroupHandler(groups);
@@ -73,6 +76,7 @@ public final class GroupCoordinatorShard {
     private final OffsetExpiryHandler offsetExpiry = new OffsetExpiryHandler(groups, offsets);
     private final AclHandler aclHandler = new AclHandler(() -> acls);
     private final GroupConfigHandler groupConfig = new GroupConfigHandler(groups);
+    private final TopicHandler topicHandler = new TopicHandler(() -> topics);
 
     public GroupCoordinatorShard(GroupConfig config) {
         this.initialConfig = config;
@@ -128,6 +132,12 @@ public final class GroupCoordinatorShard {
             aclHandler.deleteAcls(c, result);
         } else if (command instanceof Command.SetGroupConfig c) {
             groupConfig.set(c, settings, initialConfig, result);
+        } else if (command instanceof Command.CreateTopics c) {
+            topicHandler.createTopics(c, result);
+        } else if (command instanceof Command.AlterTopics c) {
+            topicHandler.alterTopics(c, result);
+        } else if (command instanceof Command.DeleteTopics c) {
+            topicHandler.deleteTopics(c, result);
         } else {
             throw new IllegalArgumentException("Unknown command " + command);
         }
@@ -203,6 +213,13 @@ public final class GroupCoordinatorShard {
             acls = acls.with(r.binding());
         } else if (record instanceof CoordinatorRecord.AclTombstone r) {
             acls = acls.without(r.binding());
+        } else if (record instanceof CoordinatorRecord.TopicValue r) {
+            topics = topics.with(r.topic());
+        } else if (record instanceof CoordinatorRecord.TopicTombstone r) {
+            if (!topics.contains(r.name())) {
+                throw new IllegalStateException("Tombstone of topic " + r.name() + ", which is not in the registry");
+            }
+            topics = topics.without(r.name());
         } else if (record instanceof CoordinatorRecord.GroupConfigValue r) {
             // Settings from the log were valid when proposed; applyTo throws (stopping the replica)
             // only for a corrupt record, never silently keeping the old settings.
@@ -317,7 +334,7 @@ public final class GroupCoordinatorShard {
     }
 
     /**
-     * The whole state as records, sorted (changed group settings first, then ACLs, then groups by id, each group's value before its offsets, offsets
+     * The whole state as records, sorted (changed group settings first, then ACLs, then topics by name, then groups by id, each group's value before its offsets, offsets
      * by topic and partition): replaying them into an empty shard rebuilds this state exactly. Must be
      * called on the apply thread for a consistent cut.
      */
@@ -327,6 +344,7 @@ public final class GroupCoordinatorShard {
             records.add(new CoordinatorRecord.GroupConfigValue(settings));
         }
         acls.bindings().forEach(binding -> records.add(new CoordinatorRecord.AclValue(binding)));
+        topics.byName().values().forEach(topic -> records.add(new CoordinatorRecord.TopicValue(topic)));
         for (ClassicGroup group : new TreeMap<>(groups).values()) {
             records.add(new CoordinatorRecord.GroupValue(group));
             offsets.offsets(group.groupId()).forEach((tp, value) ->
@@ -340,6 +358,7 @@ public final class GroupCoordinatorShard {
         groups.clear();
         usage.clear();
         acls = AclSet.EMPTY;
+        topics = TopicRegistry.EMPTY;
         config = initialConfig;
         settings = GroupSettings.of(initialConfig, GroupSettings.INITIAL_VERSION);
         for (String groupId : new ArrayList<>(offsets.groupIds())) {
@@ -388,6 +407,14 @@ public final class GroupCoordinatorShard {
      */
     public AclSet acls() {
         return acls;
+    }
+
+    /**
+     * The topic registry as applied so far: an immutable value, safe to read on any thread beside
+     * apply. Only partition 0's shard holds the cluster's topics.
+     */
+    public TopicRegistry topics() {
+        return topics;
     }
 
     /** The group's current value, or null (a consistent immutable snapshot of it). */

@@ -68,6 +68,7 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
     private final GroupConfigRpcs groupConfig;
     private final MembershipRpcs membership;
     private final SnapshotRpcs snapshots;
+    private final TopicRpcs topics;
     private volatile boolean stopping;
 
     public ClusterAdminService(CohortRaftNode node) {
@@ -93,6 +94,7 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
         this.groupConfig = new GroupConfigRpcs(node, authorizer, this::channel);
         this.membership = new MembershipRpcs(node, authorizer, this::channel);
         this.snapshots = new SnapshotRpcs(node, authorizer);
+        this.topics = new TopicRpcs(node, authorizer, this::channel);
     }
 
     /**
@@ -461,6 +463,53 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
     public void saveSnapshot(io.cohort.api.v1.SaveSnapshotRequest request,
                              StreamObserver<io.cohort.api.v1.SaveSnapshotChunk> observer) {
         snapshots.saveSnapshot(request, observer, stopping);
+    }
+
+    // ---- topic registry (TopicRpcs) ----
+
+    @Override
+    public void createTopics(io.cohort.api.v1.CreateTopicsRequest request,
+                             StreamObserver<io.cohort.api.v1.CreateTopicsResponse> observer) {
+        changeTopics(RpcCall.start("CreateTopics", observer, RpcMetrics.NONE), () -> topics.createTopics(request),
+                io.cohort.api.v1.CreateTopicsResponse::getResultsList);
+    }
+
+    @Override
+    public void alterTopics(io.cohort.api.v1.AlterTopicsRequest request,
+                            StreamObserver<io.cohort.api.v1.AlterTopicsResponse> observer) {
+        changeTopics(RpcCall.start("AlterTopics", observer, RpcMetrics.NONE), () -> topics.alterTopics(request),
+                io.cohort.api.v1.AlterTopicsResponse::getResultsList);
+    }
+
+    @Override
+    public void deleteTopics(io.cohort.api.v1.DeleteTopicsRequest request,
+                             StreamObserver<io.cohort.api.v1.DeleteTopicsResponse> observer) {
+        changeTopics(RpcCall.start("DeleteTopics", observer, RpcMetrics.NONE), () -> topics.deleteTopics(request),
+                io.cohort.api.v1.DeleteTopicsResponse::getResultsList);
+    }
+
+    @Override
+    public void listTopics(io.cohort.api.v1.ListTopicsRequest request,
+                           StreamObserver<io.cohort.api.v1.ListTopicsResponse> observer) {
+        RpcCall<io.cohort.api.v1.ListTopicsResponse> call = RpcCall.start("ListTopics", observer, RpcMetrics.NONE);
+        try {
+            respond(call, topics.listTopics(request), null, r -> r.getErrorCode().name());
+        } catch (IllegalArgumentException e) {
+            call.fail(Status.INVALID_ARGUMENT.withDescription(e.getMessage()));
+        }
+    }
+
+    /** A topic change: INVALID_ARGUMENT for a malformed request, else the first result's error is the outcome label. */
+    private <T> void changeTopics(RpcCall<T> call, java.util.function.Supplier<java.util.concurrent.CompletableFuture<T>> change,
+                                  Function<T, java.util.List<io.cohort.api.v1.TopicResult>> resultsOf) {
+        if (refusedWhileStopping(call)) {
+            return;
+        }
+        try {
+            change.get().whenComplete((response, error) -> respond(call, response, error, r -> TopicRpcs.outcomeOf(resultsOf.apply(r))));
+        } catch (IllegalArgumentException e) {
+            call.fail(Status.INVALID_ARGUMENT.withDescription(e.getMessage()));
+        }
     }
 
     private boolean refusedWhileStopping(RpcCall<?> call) {

@@ -1,10 +1,8 @@
 package io.cohort.server.rpc;
 
-import com.google.common.util.concurrent.ListenableFuture;
 import io.cohort.api.v1.AlterGroupConfigRequest;
 import io.cohort.api.v1.AlterGroupConfigResponse;
 import io.cohort.api.v1.ClusterAdminGrpc;
-import io.cohort.api.v1.ClusterStatusRequest;
 import io.cohort.api.v1.DescribeGroupConfigRequest;
 import io.cohort.api.v1.DescribeGroupConfigResponse;
 import io.cohort.api.v1.PartitionAlterResult;
@@ -37,8 +35,8 @@ import java.util.stream.Collectors;
  * here has applied; AlterGroupConfig writes new settings into every partition's log.
  *
  * <p>AlterGroupConfig, on the node asked: (1) refuses unless every node of the cluster reads log
- * format 3 (each node's ClusterStatus {@code max_log_format_version}; a node that does not answer
- * counts as not confirmed), since a SetGroupConfig command travels in a format-3 entry and a node
+ * format 3 ({@link LogFormatGate}: each node's ClusterStatus {@code max_log_format_version}; a node
+ * that does not answer counts as not confirmed), since a SetGroupConfig command travels in a format-3 entry and a node
  * that reads only format 2 stops applying the partition when it meets one; (2) reads every node's
  * DescribeGroupConfig and takes the greatest settings any partition holds as the base, so a change
  * that reached only some partitions is not lost by the next one; (3) merges the requested values,
@@ -50,19 +48,19 @@ import java.util.stream.Collectors;
  */
 final class GroupConfigRpcs {
     static final int REQUIRED_LOG_FORMAT = LogCodec.FORMAT_VERSION_GROUP_CONFIG;
-    /** What a ClusterStatus answer without the field means: the builds before it read format 2. */
-    static final int LOG_FORMAT_OF_OLDER_BUILDS = 2;
     private static final long PEER_CALL_TIMEOUT_MS = 5_000;
     private static final long FORWARD_TIMEOUT_MS = 30_000;
 
     private final CohortRaftNode node;
     private final RequestAuthorizer authorizer;
     private final IntFunction<ManagedChannel> channelToNode;
+    private final LogFormatGate formatGate;
 
     GroupConfigRpcs(CohortRaftNode node, RequestAuthorizer authorizer, IntFunction<ManagedChannel> channelToNode) {
         this.node = node;
         this.authorizer = authorizer;
         this.channelToNode = channelToNode;
+        this.formatGate = new LogFormatGate(node, channelToNode);
     }
 
     // ---- DescribeGroupConfig ----
@@ -114,7 +112,7 @@ final class GroupConfigRpcs {
         if (changes.isEmpty()) {
             throw new IllegalArgumentException("no setting given; name at least one of " + GroupSettingsText.NAMES);
         }
-        return nodesNotReadingFormat3().thenCompose(refusal -> {
+        return formatGate.refusal(REQUIRED_LOG_FORMAT, "changing group settings online").thenCompose(refusal -> {
             if (refusal != null) {
                 return CompletableFuture.completedFuture(error(ErrorCode.UNSUPPORTED_VERSION, refusal));
             }
@@ -122,38 +120,6 @@ final class GroupConfigRpcs {
                 GroupSettings next = GroupSettingsText.merge(latest, changes, latest.version() + 1);
                 return proposeEverywhere(next).thenApply(results -> response(next, results));
             });
-        });
-    }
-
-    /** Null if every node reads log format 3; else the message naming the nodes that do not (or did not answer). */
-    private CompletableFuture<String> nodesNotReadingFormat3() {
-        List<CompletableFuture<String>> checks = new ArrayList<>();
-        for (NodeAddress peer : node.spec().peers()) {
-            if (peer.nodeId() == node.nodeId()) {
-                checks.add(CompletableFuture.completedFuture(LogCodec.MAX_READABLE_FORMAT_VERSION >= REQUIRED_LOG_FORMAT
-                        ? null : "node " + peer.nodeId() + " reads log format " + LogCodec.MAX_READABLE_FORMAT_VERSION));
-                continue;
-            }
-            ListenableFuture<io.cohort.api.v1.ClusterStatusResponse> status = ClusterAdminGrpc
-                    .newFutureStub(channelToNode.apply(peer.nodeId()))
-                    .withDeadlineAfter(PEER_CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)
-                    .clusterStatus(ClusterStatusRequest.newBuilder().setRoutingOnly(true).build());
-            checks.add(ListenableFutures.toCompletable(status).handle((answer, failure) -> {
-                if (failure != null) {
-                    return "node " + peer.nodeId() + " (" + peer.host() + ":" + peer.clientPort()
-                            + ") did not answer, so its log format is unknown";
-                }
-                int version = answer.getMaxLogFormatVersion() == 0 ? LOG_FORMAT_OF_OLDER_BUILDS
-                        : answer.getMaxLogFormatVersion();
-                return version >= REQUIRED_LOG_FORMAT ? null
-                        : "node " + peer.nodeId() + " reads log format up to " + version + " (an older build)";
-            }));
-        }
-        return CompletableFuture.allOf(checks.toArray(CompletableFuture[]::new)).thenApply(ignored -> {
-            List<String> problems = checks.stream().map(CompletableFuture::join).filter(Objects::nonNull).toList();
-            return problems.isEmpty() ? null : "changing group settings online writes log entries of format "
-                    + REQUIRED_LOG_FORMAT + ", which every node must read, and " + String.join("; ", problems)
-                    + ". Upgrade those nodes (or start them) and run the change again; nothing was changed";
         });
     }
 

@@ -82,7 +82,7 @@ class GroupConfigRpcsTest {
         for (int id = 1; id <= 3; id++) {
             ClusterStatusResponse routing = cluster.node(id).admin().clusterStatus(
                     ClusterStatusRequest.newBuilder().setRoutingOnly(true).build());
-            assertThat(routing.getMaxLogFormatVersion()).isEqualTo(LogCodec.MAX_READABLE_FORMAT_VERSION).isEqualTo(3);
+            assertThat(routing.getMaxLogFormatVersion()).isEqualTo(LogCodec.MAX_READABLE_FORMAT_VERSION).isEqualTo(4);
         }
     }
 

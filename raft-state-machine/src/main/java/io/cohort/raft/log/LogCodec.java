@@ -58,6 +58,10 @@ import java.util.Objects;
  * which would make it diverge. A node proposes a version-3 command only once every node of the
  * cluster reads version 3 (ClusterStatus {@code max_log_format_version}; docs/OPERATIONS.md).
  *
+ * <p>Version 4 ({@link #FORMAT_VERSION_KIP848}) works the same way for the commands of KIP-848's
+ * consumer protocol and its topic registry: only an entry holding one is written as 4, behind the
+ * same gate (every node reads 4).
+ *
  * <p>A few command fields are nullable in core but required in the log (group ids, member ids of
  * timers, JoinGroup's protocol type): the public API cannot express a null there, so the front end
  * never proposes one, and {@link #toProto} refuses it instead of silently writing "".
@@ -67,8 +71,14 @@ public final class LogCodec {
     public static final int FORMAT_VERSION = 2;
     /** The version written for entries holding a command introduced after version 2 (SetGroupConfig). */
     public static final int FORMAT_VERSION_GROUP_CONFIG = 3;
+    /**
+     * The version written for entries holding a command of KIP-848's consumer protocol or its topic
+     * registry (CreateTopics, AlterTopics, DeleteTopics; CommandProto 20-39), written only once every
+     * node reads it, as {@link #FORMAT_VERSION_GROUP_CONFIG}.
+     */
+    public static final int FORMAT_VERSION_KIP848 = 4;
     /** The newest version this build reads (reported to the other nodes by ClusterStatus). */
-    public static final int MAX_READABLE_FORMAT_VERSION = FORMAT_VERSION_GROUP_CONFIG;
+    public static final int MAX_READABLE_FORMAT_VERSION = FORMAT_VERSION_KIP848;
     /** The version written by builds before the state limits; still read, applied without the limits. */
     public static final int FORMAT_VERSION_WITHOUT_STATE_LIMITS = 1;
 
@@ -102,18 +112,24 @@ public final class LogCodec {
         return entry.build().toByteArray();
     }
 
-    /** The lowest format version that can hold {@code commands}: 3 if one of them is new in 3, else 2. */
+    /**
+     * The lowest format version that can hold {@code commands}: the newest version one of them needs,
+     * and at least 2.
+     */
     public static int formatVersionOf(List<Command> commands) {
+        int version = FORMAT_VERSION;
         for (Command command : commands) {
-            if (formatVersionOf(command) > FORMAT_VERSION) {
-                return FORMAT_VERSION_GROUP_CONFIG;
-            }
+            version = Math.max(version, formatVersionOf(command));
         }
-        return FORMAT_VERSION;
+        return version;
     }
 
     /** The format version that introduced {@code command}'s type (1 for the oldest types). */
     public static int formatVersionOf(Command command) {
+        if (command instanceof Command.CreateTopics || command instanceof Command.AlterTopics
+                || command instanceof Command.DeleteTopics) {
+            return FORMAT_VERSION_KIP848;
+        }
         if (command instanceof Command.SetGroupConfig) {
             return FORMAT_VERSION_GROUP_CONFIG;
         }
@@ -221,6 +237,12 @@ public final class LogCodec {
             proto.setDeleteAcls(acls);
         } else if (command instanceof Command.SetGroupConfig c) {
             proto.setSetGroupConfig(SetGroupConfigCommand.newBuilder().setSettings(toProto(c.settings())));
+        } else if (command instanceof Command.CreateTopics c) {
+            proto.setCreateTopics(TopicCodec.toProto(c));
+        } else if (command instanceof Command.AlterTopics c) {
+            proto.setAlterTopics(TopicCodec.toProto(c));
+        } else if (command instanceof Command.DeleteTopics c) {
+            proto.setDeleteTopics(TopicCodec.toProto(c));
         } else {
             throw new IllegalArgumentException("No log encoding for command " + command.getClass().getName());
         }
@@ -350,6 +372,9 @@ public final class LogCodec {
             case DELETE_ACLS -> new Command.DeleteAcls(proto.getDeleteAcls().getFiltersList().stream()
                     .map(AclCodec::fromProto).toList());
             case SET_GROUP_CONFIG -> new Command.SetGroupConfig(fromProto(proto.getSetGroupConfig().getSettings()));
+            case CREATE_TOPICS -> TopicCodec.fromProto(proto.getCreateTopics());
+            case ALTER_TOPICS -> TopicCodec.fromProto(proto.getAlterTopics());
+            case DELETE_TOPICS -> TopicCodec.fromProto(proto.getDeleteTopics());
             // An unset oneof: a command type of a newer format, or a corrupt entry.
             case COMMAND_NOT_SET -> throw new LogFormatException("Log entry holds an unknown or empty command"
                     + (proto.getUnknownFields().asMap().isEmpty() ? "" : " (unknown fields "

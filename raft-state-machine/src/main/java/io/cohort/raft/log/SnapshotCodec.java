@@ -48,7 +48,8 @@ import java.util.TreeSet;
  *
  * <p>A snapshot holds only values: the partition's {@link CoordinatorRecord.GroupConfigValue} if its
  * group settings were changed online (first), a {@link CoordinatorRecord.AclValue} per ACL (partition 0
- * only), a {@link CoordinatorRecord.GroupValue} per group and an
+ * only), a {@link CoordinatorRecord.TopicValue} per registered topic (partition 0 only, snapshot
+ * format 4), a {@link CoordinatorRecord.GroupValue} per group and an
  * {@link CoordinatorRecord.OffsetValue} per committed offset. Tombstones exist only in the log's
  * effects, never in a snapshot. A {@link ClassicGroup} round-trips to an equal value with its
  * member, pending-member and pending-sync order kept, since join order elects the leader.
@@ -65,7 +66,14 @@ public final class SnapshotCodec {
      * ({@code SnapshotRecord.group_settings}, set online by SetGroupConfig); a snapshot without them
      * is still written as version 2, so an older build can install it during a rolling upgrade.
      */
-    public static final int FORMAT_VERSION = 3;
+    public static final int FORMAT_VERSION = 4;
+    /**
+     * Version 4: a snapshot holding records of KIP-848's consumer protocol or its topic registry
+     * ({@code SnapshotRecord} 20-39); a snapshot without them is written as before (3 or 2).
+     */
+    public static final int FORMAT_VERSION_KIP848 = 4;
+    /** The version of a snapshot with group settings and no record of version 4. */
+    public static final int FORMAT_VERSION_GROUP_SETTINGS = 3;
     /** The version of a snapshot without group settings: what builds before version 3 read. */
     public static final int FORMAT_VERSION_WITHOUT_GROUP_SETTINGS = 2;
     /** The oldest version this build reads. */
@@ -106,14 +114,27 @@ public final class SnapshotCodec {
         out.flush();
     }
 
-    /** The version a snapshot of {@code records} is written with: 3 only if it holds group settings. */
+    /**
+     * The version a snapshot of {@code records} is written with: the newest version one of them
+     * needs (4 for a topic, 3 for group settings), at least 2.
+     */
     public static int formatVersionOf(List<CoordinatorRecord> records) {
+        int version = FORMAT_VERSION_WITHOUT_GROUP_SETTINGS;
         for (CoordinatorRecord record : records) {
-            if (record instanceof CoordinatorRecord.GroupConfigValue) {
-                return FORMAT_VERSION;
-            }
+            version = Math.max(version, formatVersionOf(record));
         }
-        return FORMAT_VERSION_WITHOUT_GROUP_SETTINGS;
+        return version;
+    }
+
+    /** The snapshot format version that introduced {@code record}'s type. */
+    static int formatVersionOf(CoordinatorRecord record) {
+        if (record instanceof CoordinatorRecord.TopicValue) {
+            return FORMAT_VERSION_KIP848;
+        }
+        if (record instanceof CoordinatorRecord.GroupConfigValue) {
+            return FORMAT_VERSION_GROUP_SETTINGS;
+        }
+        return record instanceof CoordinatorRecord.AclValue ? FORMAT_VERSION_WITHOUT_GROUP_SETTINGS : OLDEST_READABLE_VERSION;
     }
 
     /**
@@ -144,9 +165,11 @@ public final class SnapshotCodec {
                 return new Snapshot(header.getPartition(), header.getTerm(), header.getIndex(), records);
             }
             CoordinatorRecord record = parseRecord(frame, records.size());
-            if (record instanceof CoordinatorRecord.GroupConfigValue && header.getFormatVersion() < FORMAT_VERSION) {
-                throw new IOException("Snapshot record " + records.size() + " is corrupt: group settings in a file of"
-                        + " format_version " + header.getFormatVersion() + " (they exist since " + FORMAT_VERSION + ")");
+            int since = formatVersionOf(record);
+            if (since > FORMAT_VERSION_WITHOUT_GROUP_SETTINGS && header.getFormatVersion() < since) {
+                throw new IOException("Snapshot record " + records.size() + " is corrupt: "
+                        + (record instanceof CoordinatorRecord.GroupConfigValue ? "group settings" : "a topic")
+                        + " in a file of format_version " + header.getFormatVersion() + " (they exist since " + since + ")");
             }
             records.add(record);
         }
@@ -260,6 +283,9 @@ public final class SnapshotCodec {
         if (record instanceof CoordinatorRecord.GroupConfigValue settings) {
             return SnapshotRecord.newBuilder().setGroupSettings(LogCodec.toProto(settings.settings())).build();
         }
+        if (record instanceof CoordinatorRecord.TopicValue topic) {
+            return SnapshotRecord.newBuilder().setTopic(TopicCodec.toProto(topic.topic())).build();
+        }
         CoordinatorRecord.OffsetValue offset = (CoordinatorRecord.OffsetValue) record;
         OffsetAndMetadata value = offset.value();
         return SnapshotRecord.newBuilder().setOffset(OffsetValueProto.newBuilder()
@@ -287,6 +313,7 @@ public final class SnapshotCodec {
             }
             case ACL -> new CoordinatorRecord.AclValue(AclCodec.fromProto(proto.getAcl()));
             case GROUP_SETTINGS -> new CoordinatorRecord.GroupConfigValue(LogCodec.fromProto(proto.getGroupSettings()));
+            case TOPIC -> new CoordinatorRecord.TopicValue(TopicCodec.fromProto(proto.getTopic()));
             case RECORD_NOT_SET -> throw new LogFormatException("Snapshot record of an unknown or empty type");
         };
     }
@@ -295,8 +322,9 @@ public final class SnapshotCodec {
         Objects.requireNonNull(record, "record");
         if (!(record instanceof CoordinatorRecord.GroupValue) && !(record instanceof CoordinatorRecord.OffsetValue)
                 && !(record instanceof CoordinatorRecord.AclValue)
-                && !(record instanceof CoordinatorRecord.GroupConfigValue)) {
-            throw new IllegalArgumentException("Only group settings, group, offset and ACL values are snapshot records,"
+                && !(record instanceof CoordinatorRecord.GroupConfigValue)
+                && !(record instanceof CoordinatorRecord.TopicValue)) {
+            throw new IllegalArgumentException("Only group settings, group, offset, ACL and topic values are snapshot records,"
                     + " not " + record);
         }
     }
