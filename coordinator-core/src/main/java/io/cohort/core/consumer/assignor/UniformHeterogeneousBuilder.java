@@ -120,8 +120,17 @@ final class UniformHeterogeneousBuilder {
         }
     }
 
-    /** Moves partitions along cost-reducing paths until none is left (see the class comment). */
+    /**
+     * Moves partitions along cost-reducing paths until none is left (see the class comment).
+     *
+     * <p>A level whose search failed never succeeds later: the members reachable from its sources
+     * all hold more than level - 2, and a later chain found at a lower level cannot pass through
+     * them (it would have made its end reachable too), so their partitions, loads and edges stay
+     * as they were. So each level fails at most once, and the searches that find nothing cost
+     * at most one per level over the whole balancing.
+     */
     private void balance() {
+        int ceiling = Integer.MAX_VALUE;
         // Each move lowers the sum of squared loads by at least 2: this bound is never reached.
         long movesLeft = 2L * totalPartitions() + spec.memberCount() + 16;
         while (movesLeft-- > 0) {
@@ -133,16 +142,17 @@ final class UniformHeterogeneousBuilder {
                     minLoad = Math.min(minLoad, loads[m]);
                 }
             }
-            if (maxLoad == Integer.MIN_VALUE || maxLoad - minLoad <= 1) {
+            if (maxLoad == Integer.MIN_VALUE) {
                 return;
             }
-            boolean moved = false;
-            for (int level = maxLoad; level >= minLoad + 2 && !moved; level--) {
-                moved = moveAlongShortestPath(level);
+            int level = Math.min(maxLoad, ceiling);
+            while (level >= minLoad + 2 && !moveAlongShortestPath(level)) {
+                level--;
             }
-            if (!moved) {
+            if (level < minLoad + 2) {
                 return;
             }
+            ceiling = level;
         }
     }
 
