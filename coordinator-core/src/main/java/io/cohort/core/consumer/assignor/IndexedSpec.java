@@ -4,7 +4,10 @@ import io.cohort.core.consumer.Assignment;
 import io.cohort.core.topic.TopicMetadata;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -32,43 +35,95 @@ final class IndexedSpec {
     /** Whether rack matching applies: some member's rack holds a replica of some subscribed partition. */
     final boolean rackAware;
     private final AssignmentSpec spec;
+    private final Map<UUID, Integer> topicIndices;
 
     IndexedSpec(AssignmentSpec spec) {
         this.spec = spec;
         int memberCount = spec.members().size();
-        memberIds = spec.members().keySet().toArray(new String[0]);
+        memberIds = new String[memberCount];
         memberRacks = new String[memberCount];
-        TreeMap<UUID, List<Integer>> subscribersByTopic = new TreeMap<>();
+        AssignmentSpec.MemberSpec[] members = spec.members().values().toArray(new AssignmentSpec.MemberSpec[0]);
+        spec.members().keySet().toArray(memberIds);
+        // Most groups are homogeneous: a subscription equal to the previous member's is numbered once.
+        TreeSet<UUID> existing = new TreeSet<>();
+        SortedSet<UUID> previous = null;
         for (int m = 0; m < memberCount; m++) {
-            AssignmentSpec.MemberSpec member = spec.members().get(memberIds[m]);
-            memberRacks[m] = member.rackId();
-            for (UUID topicId : member.subscribedTopicIds()) {
-                if (spec.topics().containsKey(topicId)) {
-                    subscribersByTopic.computeIfAbsent(topicId, id -> new ArrayList<>()).add(m);
+            memberRacks[m] = members[m].rackId();
+            SortedSet<UUID> subscription = members[m].subscribedTopicIds();
+            if (!sameTopics(previous, subscription)) {
+                for (UUID topicId : subscription) {
+                    if (spec.topics().containsKey(topicId)) {
+                        existing.add(topicId);
+                    }
                 }
+                previous = subscription;
             }
         }
-        int topicCount = subscribersByTopic.size();
-        topicIds = subscribersByTopic.keySet().toArray(new UUID[0]);
+        topicIds = existing.toArray(new UUID[0]);
+        int topicCount = topicIds.length;
         topics = new TopicMetadata[topicCount];
-        subscribers = new int[topicCount][];
-        List<List<Integer>> memberTopics = new ArrayList<>(memberCount);
-        for (int m = 0; m < memberCount; m++) {
-            memberTopics.add(new ArrayList<>());
-        }
+        // Looked up by key only, never iterated: its hash order cannot leak into the result.
+        topicIndices = new HashMap<>(topicCount * 2);
         for (int t = 0; t < topicCount; t++) {
             topics[t] = spec.topics().get(topicIds[t]);
-            List<Integer> list = subscribersByTopic.get(topicIds[t]);
-            subscribers[t] = list.stream().mapToInt(Integer::intValue).toArray();
-            for (int m : subscribers[t]) {
-                memberTopics.get(m).add(t);
-            }
+            topicIndices.put(topicIds[t], t);
         }
         subscriptions = new int[memberCount][];
+        int[] subscriberCounts = new int[topicCount];
+        previous = null;
         for (int m = 0; m < memberCount; m++) {
-            subscriptions[m] = memberTopics.get(m).stream().mapToInt(Integer::intValue).toArray();
+            SortedSet<UUID> subscription = members[m].subscribedTopicIds();
+            if (sameTopics(previous, subscription)) {
+                subscriptions[m] = subscriptions[m - 1];
+            } else {
+                subscriptions[m] = indicesOf(subscription);
+                previous = subscription;
+            }
+            for (int t : subscriptions[m]) {
+                subscriberCounts[t]++;
+            }
+        }
+        subscribers = new int[topicCount][];
+        for (int t = 0; t < topicCount; t++) {
+            subscribers[t] = new int[subscriberCounts[t]];
+            subscriberCounts[t] = 0;
+        }
+        for (int m = 0; m < memberCount; m++) {
+            for (int t : subscriptions[m]) {
+                subscribers[t][subscriberCounts[t]++] = m;
+            }
         }
         rackAware = computeRackAware();
+    }
+
+    /** Equal sorted sets, compared in one ordered pass (Set.equals looks every element up). */
+    private static boolean sameTopics(SortedSet<UUID> a, SortedSet<UUID> b) {
+        if (a == b) {
+            return true;
+        }
+        if (a == null || a.size() != b.size()) {
+            return false;
+        }
+        Iterator<UUID> other = b.iterator();
+        for (UUID topicId : a) {
+            if (!topicId.equals(other.next())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The indices of the existing topics of a subscription, ascending (topic ids are sorted). */
+    private int[] indicesOf(SortedSet<UUID> subscription) {
+        int[] indices = new int[subscription.size()];
+        int count = 0;
+        for (UUID topicId : subscription) {
+            Integer index = topicIndices.get(topicId);
+            if (index != null) {
+                indices[count++] = index;
+            }
+        }
+        return count == indices.length ? indices : Arrays.copyOf(indices, count);
     }
 
     int memberCount() {
@@ -115,16 +170,21 @@ final class IndexedSpec {
             owners[t] = new int[partitionCount(t)];
             Arrays.fill(owners[t], NO_OWNER);
         }
-        for (int m = 0; m < memberIds.length; m++) {
-            Assignment current = spec.members().get(memberIds[m]).currentTarget();
-            for (int t : subscriptions[m]) {
+        int m = 0;
+        for (AssignmentSpec.MemberSpec member : spec.members().values()) {
+            for (Map.Entry<UUID, SortedSet<Integer>> held : member.currentTarget().partitions().entrySet()) {
+                Integer t = topicIndices.get(held.getKey());
+                if (t == null || !subscribes(m, t)) {
+                    continue;
+                }
                 int[] topicOwners = owners[t];
-                for (int partition : current.partitionsOf(topicIds[t])) {
+                for (int partition : held.getValue()) {
                     if (partition >= 0 && partition < topicOwners.length && topicOwners[partition] == NO_OWNER) {
                         topicOwners[partition] = m;
                     }
                 }
             }
+            m++;
         }
         return owners;
     }
