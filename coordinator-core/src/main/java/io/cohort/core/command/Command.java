@@ -17,7 +17,8 @@ import java.util.Objects;
 public sealed interface Command permits Command.JoinGroup, Command.SyncGroup, Command.LeaveGroup,
         Command.OffsetCommit, Command.DeleteGroups, Command.OffsetDelete, Command.ExpireMemberSession,
         Command.FireJoinTimer, Command.FireSyncTimer, Command.ExpireOffsets, Command.CreateAcls, Command.DeleteAcls,
-        Command.SetGroupConfig, ConsumerGroupHeartbeat {
+        Command.SetGroupConfig, ConsumerGroupHeartbeat, Command.ExpireConsumerMember,
+        Command.FireConsumerRebalanceTimeout {
 
     /** The newest Kafka API versions, whose semantics Cohort's public API follows. */
     short JOIN_GROUP_LATEST_VERSION = 9;
@@ -182,6 +183,29 @@ public sealed interface Command permits Command.JoinGroup, Command.SyncGroup, Co
     record SetGroupConfig(GroupSettings settings) implements Command {
         public SetGroupConfig {
             Objects.requireNonNull(settings, "settings");
+        }
+    }
+
+    /**
+     * Timer: a consumer-protocol member's session expired (no heartbeat within
+     * group.consumer.session.timeout.ms): the member is fenced if it is still in the group.
+     */
+    record ExpireConsumerMember(String groupId, String memberId) implements Command {
+        public ExpireConsumerMember {
+            Objects.requireNonNull(groupId, "groupId");
+            Objects.requireNonNull(memberId, "memberId");
+        }
+    }
+
+    /**
+     * Timer: a consumer-protocol member armed at {@code memberEpoch} with partitions to revoke did not
+     * revoke them within its rebalance timeout: fenced if it is still at that epoch and still
+     * UNREVOKED_PARTITIONS when the command applies.
+     */
+    record FireConsumerRebalanceTimeout(String groupId, String memberId, int memberEpoch) implements Command {
+        public FireConsumerRebalanceTimeout {
+            Objects.requireNonNull(groupId, "groupId");
+            Objects.requireNonNull(memberId, "memberId");
         }
     }
 }
