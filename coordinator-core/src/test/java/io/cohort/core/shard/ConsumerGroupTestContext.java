@@ -144,6 +144,15 @@ final class ConsumerGroupTestContext {
         }
     }
 
+    /**
+     * Moves the clock without firing timers (as if the members kept heartbeating without a log write
+     * all along, which only re-arms their sessions): for waits far longer than a session.
+     */
+    void jumpClock(long ms) {
+        nowMs += ms;
+        timers.replaceAll((key, t) -> new TimerOp.Schedule(key, t.deadlineMs() + ms, t.command()));
+    }
+
     Optional<TimerOp.Schedule> timer(String key) {
         return Optional.ofNullable(timers.get(key));
     }
