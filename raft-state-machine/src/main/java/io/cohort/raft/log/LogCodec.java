@@ -57,6 +57,7 @@ import java.util.Objects;
  * the partition ({@link NewerLogFormatException}) instead of skipping a command it cannot read,
  * which would make it diverge. A node proposes a version-3 command only once every node of the
  * cluster reads version 3 (ClusterStatus {@code max_log_format_version}; docs/OPERATIONS.md).
+ * Version 4 ({@link #FORMAT_VERSION_KIP848}) works the same way for the KIP-848 commands.
  *
  * <p>A few command fields are nullable in core but required in the log (group ids, member ids of
  * timers, JoinGroup's protocol type): the public API cannot express a null there, so the front end
@@ -67,8 +68,13 @@ public final class LogCodec {
     public static final int FORMAT_VERSION = 2;
     /** The version written for entries holding a command introduced after version 2 (SetGroupConfig). */
     public static final int FORMAT_VERSION_GROUP_CONFIG = 3;
+    /**
+     * The version written for entries holding a KIP-848 command (the topic registry's and the consumer
+     * groups': ConsumerGroupHeartbeat and its timers); proposed only once every node reads it.
+     */
+    public static final int FORMAT_VERSION_KIP848 = 4;
     /** The newest version this build reads (reported to the other nodes by ClusterStatus). */
-    public static final int MAX_READABLE_FORMAT_VERSION = FORMAT_VERSION_GROUP_CONFIG;
+    public static final int MAX_READABLE_FORMAT_VERSION = FORMAT_VERSION_KIP848;
     /** The version written by builds before the state limits; still read, applied without the limits. */
     public static final int FORMAT_VERSION_WITHOUT_STATE_LIMITS = 1;
 
@@ -102,18 +108,23 @@ public final class LogCodec {
         return entry.build().toByteArray();
     }
 
-    /** The lowest format version that can hold {@code commands}: 3 if one of them is new in 3, else 2. */
+    /**
+     * The lowest format version that can hold {@code commands}: the newest version one of them needs,
+     * and at least 2.
+     */
     public static int formatVersionOf(List<Command> commands) {
+        int version = FORMAT_VERSION;
         for (Command command : commands) {
-            if (formatVersionOf(command) > FORMAT_VERSION) {
-                return FORMAT_VERSION_GROUP_CONFIG;
-            }
+            version = Math.max(version, formatVersionOf(command));
         }
-        return FORMAT_VERSION;
+        return version;
     }
 
     /** The format version that introduced {@code command}'s type (1 for the oldest types). */
     public static int formatVersionOf(Command command) {
+        if (ConsumerGroupCodec.isConsumerGroupCommand(command)) {
+            return FORMAT_VERSION_KIP848;
+        }
         if (command instanceof Command.SetGroupConfig) {
             return FORMAT_VERSION_GROUP_CONFIG;
         }
@@ -221,6 +232,8 @@ public final class LogCodec {
             proto.setDeleteAcls(acls);
         } else if (command instanceof Command.SetGroupConfig c) {
             proto.setSetGroupConfig(SetGroupConfigCommand.newBuilder().setSettings(toProto(c.settings())));
+        } else if (ConsumerGroupCodec.isConsumerGroupCommand(command)) {
+            ConsumerGroupCodec.toProto(command, proto);
         } else {
             throw new IllegalArgumentException("No log encoding for command " + command.getClass().getName());
         }
@@ -350,6 +363,8 @@ public final class LogCodec {
             case DELETE_ACLS -> new Command.DeleteAcls(proto.getDeleteAcls().getFiltersList().stream()
                     .map(AclCodec::fromProto).toList());
             case SET_GROUP_CONFIG -> new Command.SetGroupConfig(fromProto(proto.getSetGroupConfig().getSettings()));
+            case CONSUMER_GROUP_HEARTBEAT, EXPIRE_CONSUMER_MEMBER, FIRE_CONSUMER_REBALANCE_TIMEOUT ->
+                    ConsumerGroupCodec.fromProto(proto);
             // An unset oneof: a command type of a newer format, or a corrupt entry.
             case COMMAND_NOT_SET -> throw new LogFormatException("Log entry holds an unknown or empty command"
                     + (proto.getUnknownFields().asMap().isEmpty() ? "" : " (unknown fields "
@@ -456,6 +471,10 @@ public final class LogCodec {
             throw new IllegalArgumentException(field + " is null; the log format requires a value");
         }
         return value;
+    }
+
+    static List<String> requiredElementsOf(List<String> values, String field) {
+        return requiredElements(values, field);
     }
 
     private static List<String> requiredElements(List<String> values, String field) {

@@ -68,6 +68,13 @@ public final class SnapshotCodec {
     public static final int FORMAT_VERSION = 3;
     /** The version of a snapshot without group settings: what builds before version 3 read. */
     public static final int FORMAT_VERSION_WITHOUT_GROUP_SETTINGS = 2;
+    /**
+     * The version of a snapshot holding KIP-848 records (topic registry, consumer groups); snapshots
+     * without them keep the lower versions, so an older build can still install them.
+     */
+    public static final int FORMAT_VERSION_KIP848 = 4;
+    /** The newest version this build reads. */
+    public static final int MAX_READABLE_VERSION = FORMAT_VERSION_KIP848;
     /** The oldest version this build reads. */
     public static final int OLDEST_READABLE_VERSION = 1;
 
@@ -106,14 +113,24 @@ public final class SnapshotCodec {
         out.flush();
     }
 
-    /** The version a snapshot of {@code records} is written with: 3 only if it holds group settings. */
+    /**
+     * The version a snapshot of {@code records} is written with: 4 if it holds a KIP-848 record, else 3
+     * if it holds group settings, else 2.
+     */
     public static int formatVersionOf(List<CoordinatorRecord> records) {
+        int version = FORMAT_VERSION_WITHOUT_GROUP_SETTINGS;
         for (CoordinatorRecord record : records) {
-            if (record instanceof CoordinatorRecord.GroupConfigValue) {
-                return FORMAT_VERSION;
-            }
+            version = Math.max(version, formatVersionOf(record));
         }
-        return FORMAT_VERSION_WITHOUT_GROUP_SETTINGS;
+        return version;
+    }
+
+    /** The snapshot format version that introduced {@code record}'s type. */
+    static int formatVersionOf(CoordinatorRecord record) {
+        if (ConsumerGroupCodec.isConsumerGroupSnapshotRecord(record)) {
+            return FORMAT_VERSION_KIP848;
+        }
+        return record instanceof CoordinatorRecord.GroupConfigValue ? FORMAT_VERSION : OLDEST_READABLE_VERSION;
     }
 
     /**
@@ -128,9 +145,9 @@ public final class SnapshotCodec {
             throw new IOException("Snapshot is empty: no header");
         }
         SnapshotHeader header = parseHeader(frames.next("header"));
-        if (header.getFormatVersion() < OLDEST_READABLE_VERSION || header.getFormatVersion() > FORMAT_VERSION) {
+        if (header.getFormatVersion() < OLDEST_READABLE_VERSION || header.getFormatVersion() > MAX_READABLE_VERSION) {
             throw new IOException("Unknown snapshot format_version " + Integer.toUnsignedString(header.getFormatVersion())
-                    + " (this build reads versions " + OLDEST_READABLE_VERSION + " to " + FORMAT_VERSION + ")");
+                    + " (this build reads versions " + OLDEST_READABLE_VERSION + " to " + MAX_READABLE_VERSION + ")");
         }
         List<CoordinatorRecord> records = new ArrayList<>();
         while (true) {
@@ -147,6 +164,12 @@ public final class SnapshotCodec {
             if (record instanceof CoordinatorRecord.GroupConfigValue && header.getFormatVersion() < FORMAT_VERSION) {
                 throw new IOException("Snapshot record " + records.size() + " is corrupt: group settings in a file of"
                         + " format_version " + header.getFormatVersion() + " (they exist since " + FORMAT_VERSION + ")");
+            }
+            if (ConsumerGroupCodec.isConsumerGroupSnapshotRecord(record)
+                    && header.getFormatVersion() < FORMAT_VERSION_KIP848) {
+                throw new IOException("Snapshot record " + records.size() + " is corrupt: a consumer-group record in a"
+                        + " file of format_version " + header.getFormatVersion() + " (they exist since "
+                        + FORMAT_VERSION_KIP848 + ")");
             }
             records.add(record);
         }
@@ -260,6 +283,9 @@ public final class SnapshotCodec {
         if (record instanceof CoordinatorRecord.GroupConfigValue settings) {
             return SnapshotRecord.newBuilder().setGroupSettings(LogCodec.toProto(settings.settings())).build();
         }
+        if (ConsumerGroupCodec.isConsumerGroupSnapshotRecord(record)) {
+            return ConsumerGroupCodec.toProto(record);
+        }
         CoordinatorRecord.OffsetValue offset = (CoordinatorRecord.OffsetValue) record;
         OffsetAndMetadata value = offset.value();
         return SnapshotRecord.newBuilder().setOffset(OffsetValueProto.newBuilder()
@@ -287,6 +313,9 @@ public final class SnapshotCodec {
             }
             case ACL -> new CoordinatorRecord.AclValue(AclCodec.fromProto(proto.getAcl()));
             case GROUP_SETTINGS -> new CoordinatorRecord.GroupConfigValue(LogCodec.fromProto(proto.getGroupSettings()));
+            case CONSUMER_GROUP_EPOCH, CONSUMER_SUBSCRIPTION_METADATA, CONSUMER_REGEX_RESOLUTIONS,
+                    CONSUMER_ASSIGNMENT_EPOCH, CONSUMER_MEMBER_METADATA, CONSUMER_TARGET_ASSIGNMENT,
+                    CONSUMER_CURRENT_ASSIGNMENT -> ConsumerGroupCodec.fromProto(proto);
             case RECORD_NOT_SET -> throw new LogFormatException("Snapshot record of an unknown or empty type");
         };
     }
@@ -295,7 +324,8 @@ public final class SnapshotCodec {
         Objects.requireNonNull(record, "record");
         if (!(record instanceof CoordinatorRecord.GroupValue) && !(record instanceof CoordinatorRecord.OffsetValue)
                 && !(record instanceof CoordinatorRecord.AclValue)
-                && !(record instanceof CoordinatorRecord.GroupConfigValue)) {
+                && !(record instanceof CoordinatorRecord.GroupConfigValue)
+                && !ConsumerGroupCodec.isConsumerGroupSnapshotRecord(record)) {
             throw new IllegalArgumentException("Only group settings, group, offset and ACL values are snapshot records,"
                     + " not " + record);
         }

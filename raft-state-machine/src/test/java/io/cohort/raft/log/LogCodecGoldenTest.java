@@ -222,7 +222,8 @@ class LogCodecGoldenTest {
 
     @Test
     void testGoldenExamplesCoverEveryCommandType() {
-        Set<Class<?>> covered = Stream.of(goldenEntries(), goldenEntriesSinceVersion2(), goldenEntriesSinceVersion3())
+        Set<Class<?>> covered = Stream.of(goldenEntries(), goldenEntriesSinceVersion2(), goldenEntriesSinceVersion3(),
+                        ConsumerGroupCodecGoldenTest.goldenCommands())
                 .flatMap(s -> s).map(a -> a.get()[0].getClass()).collect(Collectors.toSet());
 
         assertThat(covered).containsExactlyInAnyOrder(Command.class.getPermittedSubclasses());
@@ -306,16 +307,16 @@ class LogCodecGoldenTest {
 
     @Test
     void testUnknownFormatVersionIsRejected() {
-        byte[] version4 = LogEntry.newBuilder().setFormatVersion(4).setLeaderTimeMs(1L)
+        byte[] version5 = LogEntry.newBuilder().setFormatVersion(5).setLeaderTimeMs(1L)
                 .addCommands(LogCodec.toProto(EXPIRE_OFFSETS)).build().toByteArray();
         byte[] noVersion = LogEntry.newBuilder().setLeaderTimeMs(1L)
                 .addCommands(LogCodec.toProto(EXPIRE_OFFSETS)).build().toByteArray();
 
-        assertThatThrownBy(() -> LogCodec.decodeEntry(version4))
-                .isInstanceOf(NewerLogFormatException.class).hasMessageContaining("format_version 4")
+        assertThatThrownBy(() -> LogCodec.decodeEntry(version5))
+                .isInstanceOf(NewerLogFormatException.class).hasMessageContaining("format_version 5")
                 .hasMessageContaining("newer Cohort build");
-        assertThatThrownBy(() -> LogCodec.decodeEntry(ByteBuffer.wrap(version4)))
-                .isInstanceOf(LogFormatException.class).hasMessageContaining("format_version 4");
+        assertThatThrownBy(() -> LogCodec.decodeEntry(ByteBuffer.wrap(version5)))
+                .isInstanceOf(LogFormatException.class).hasMessageContaining("format_version 5");
         assertThatThrownBy(() -> LogCodec.decodeEntry(noVersion))
                 .isInstanceOf(LogFormatException.class).hasMessageContaining("format_version 0");
         assertThatThrownBy(() -> LogCodec.decodeEntry(new byte[0]))

@@ -397,11 +397,11 @@ class SnapshotCodecTest {
 
     @Test
     void testUnknownFormatVersionIsRejected() throws IOException {
-        byte[] version4 = frames(header(4), SnapshotTrailer.getDefaultInstance());
+        byte[] version5 = frames(header(5), SnapshotTrailer.getDefaultInstance());
         byte[] version0 = frames(header(0), SnapshotTrailer.getDefaultInstance());
 
-        assertThatThrownBy(() -> read(version4)).isInstanceOf(IOException.class)
-                .hasMessageContaining("Unknown snapshot format_version 4");
+        assertThatThrownBy(() -> read(version5)).isInstanceOf(IOException.class)
+                .hasMessageContaining("Unknown snapshot format_version 5");
         assertThatThrownBy(() -> read(version0)).isInstanceOf(IOException.class)
                 .hasMessageContaining("Unknown snapshot format_version 0");
     }
