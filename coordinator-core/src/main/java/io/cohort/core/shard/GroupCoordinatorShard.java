@@ -77,6 +77,7 @@ public final class GroupCoordinatorShard {
     private final ConsumerGroupHeartbeatHandler consumerHeartbeat;
     private final ConsumerGroupTimerHandler consumerTimers = new ConsumerGroupTimerHandler(consumerGroups);
     private final ConsumerGroupReads consumerReads = new ConsumerGroupReads(consumerGroups, groups);
+    private final ConsumerGroupReplay consumerReplay = new ConsumerGroupReplay(consumerGroups, groups, offsets, usage);
     private final JoinGroupHandler joinGroup = new JoinGroupHandler(groups);
     private final SyncGroupHandler syncGroup = new SyncGroupHandler(groups);
     private final LeaveGroupHandler leaveGroup = new LeaveGroupHandler(groups);
@@ -229,7 +230,7 @@ public final class GroupCoordinatorShard {
      */
     public void replay(CoordinatorRecord record) {
         if (record instanceof CoordinatorRecord.GroupValue r) {
-            replaceEmptyConsumerGroup(r.groupId());
+            consumerReplay.replaceEmptyConsumerGroup(r.groupId());
             usage.onGroupReplaced(groups.put(r.groupId(), r.group()), r.group());
         } else if (record instanceof CoordinatorRecord.GroupTombstone r) {
             if (offsets.hasOffsets(r.groupId())) {
@@ -258,62 +259,12 @@ public final class GroupCoordinatorShard {
             config = r.settings().applyTo(initialConfig);
             settings = r.settings();
         } else if (record instanceof CoordinatorRecord.ConsumerGroupTombstone r) {
-            replayConsumerGroupTombstone(r.groupId());
+            consumerReplay.replayTombstone(r.groupId());
         } else if (ConsumerGroupReplay.isConsumerGroupRecord(record)) {
-            replayConsumerGroupRecord(record);
+            consumerReplay.replay(record);
         } else {
             throw new IllegalStateException("Unknown record type " + record);
         }
-    }
-
-    /** A classic group replaces a consumer group only when it is empty (offsets only). */
-    private void replaceEmptyConsumerGroup(String groupId) {
-        ConsumerGroup consumerGroup = consumerGroups.get(groupId);
-        if (consumerGroup != null) {
-            if (!consumerGroup.isEmpty()) {
-                throw new IllegalStateException("Classic group " + groupId + " replaces a consumer group with members "
-                        + consumerGroup.members().keySet());
-            }
-            consumerGroups.remove(groupId);
-        }
-    }
-
-    private void replayConsumerGroupRecord(CoordinatorRecord record) {
-        String groupId = record.groupId();
-        ConsumerGroup group = consumerGroups.get(groupId);
-        if (group == null) {
-            if (!ConsumerGroupReplay.createsGroup(record)) {
-                throw new IllegalStateException("Record for unknown consumer group " + groupId + ": " + record);
-            }
-            // The first record of a consumer group replaces an empty classic group of the same id
-            // (Kafka's conversion of a group that holds only offsets); one with members cannot be.
-            ClassicGroup classic = groups.get(groupId);
-            if (classic != null) {
-                if (!classic.members().isEmpty() || !classic.pendingMembers().isEmpty()) {
-                    throw new IllegalStateException("Consumer group " + groupId + " replaces classic group with members "
-                            + classic.members().keySet());
-                }
-                usage.onGroupReplaced(groups.remove(groupId), null);
-            }
-            group = ConsumerGroup.newEmpty(groupId);
-        }
-        consumerGroups.put(groupId, ConsumerGroupReplay.apply(group, record));
-    }
-
-    private void replayConsumerGroupTombstone(String groupId) {
-        ConsumerGroup group = consumerGroups.get(groupId);
-        if (group == null) {
-            throw new IllegalStateException("Tombstone for unknown consumer group " + groupId);
-        }
-        if (!group.isEmpty()) {
-            throw new IllegalStateException("Consumer group " + groupId + " deleted with members "
-                    + group.members().keySet());
-        }
-        if (offsets.hasOffsets(groupId)) {
-            throw new IllegalStateException("Consumer group " + groupId + " deleted while it still has offsets "
-                    + offsets.offsets(groupId).keySet());
-        }
-        consumerGroups.remove(groupId);
     }
 
     /** Heartbeat: validated against the applied state; returns the answer and the session timer. */

@@ -143,6 +143,21 @@ class ConsumerGroupAdminTest {
     }
 
     @Test
+    void testOffsetDeleteRefusesSubscribedTopicsOfANonEmptyConsumerGroup() {
+        commit("m1", 1, (short) 9);
+        commit(GROUP, "m1", 1, (short) 9, "old");
+
+        io.cohort.core.response.OffsetDeleteResponse response = (io.cohort.core.response.OffsetDeleteResponse) ctx
+                .apply(new Command.OffsetDelete(GROUP, List.of(new Command.TopicPartitions("foo", List.of(0)),
+                        new Command.TopicPartitions("old", List.of(0))))).immediateResponse();
+
+        assertThat(response.error()).isEqualTo(ErrorCode.NONE);
+        assertThat(response.topics().get(0).partitions().get(0).error()).isEqualTo(ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC);
+        assertThat(response.topics().get(1).partitions().get(0).error()).isEqualTo(ErrorCode.NONE);
+        assertThat(ctx.lastRecords()).containsExactly(new CoordinatorRecord.OffsetTombstone(GROUP, "old", 0));
+    }
+
+    @Test
     void testClassicJoinToConsumerGroupIsInconsistentGroupProtocol() {
         JoinGroupResponse response = (JoinGroupResponse) ctx.apply(join(GROUP)).immediateResponse();
 
