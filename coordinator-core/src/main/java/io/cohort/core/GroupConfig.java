@@ -16,6 +16,12 @@ package io.cohort.core;
  * @param offsetsRetentionCheckIntervalMs offsets.retention.check.interval.ms
  * @param offsetMetadataMaxBytes    offset.metadata.max.bytes, compared to the metadata's length
  * @param limits                    bounds on the state one partition holds ({@link StateLimits})
+ * @param consumerSessionTimeoutMs  group.consumer.session.timeout.ms: consumer-protocol members are
+ *                                  fenced after this long without a heartbeat (set by the server)
+ * @param consumerHeartbeatIntervalMs group.consumer.heartbeat.interval.ms, told to members in every answer
+ * @param consumerMaxSize           group.consumer.max.size, at least 1
+ * @param consumerAssignors         group.consumer.assignors: the server assignors members may ask for,
+ *                                  the first being the default
  */
 public record GroupConfig(
         int minSessionTimeoutMs,
@@ -26,7 +32,11 @@ public record GroupConfig(
         long offsetsRetentionMs,
         long offsetsRetentionCheckIntervalMs,
         int offsetMetadataMaxBytes,
-        StateLimits limits) {
+        StateLimits limits,
+        int consumerSessionTimeoutMs,
+        int consumerHeartbeatIntervalMs,
+        int consumerMaxSize,
+        java.util.List<String> consumerAssignors) {
 
     public static final int DEFAULT_MIN_SESSION_TIMEOUT_MS = 6_000;
     public static final int DEFAULT_MAX_SESSION_TIMEOUT_MS = 1_800_000;
@@ -37,6 +47,10 @@ public record GroupConfig(
     public static final long DEFAULT_OFFSETS_RETENTION_MS = 10_080L * 60_000L;
     public static final long DEFAULT_OFFSETS_RETENTION_CHECK_INTERVAL_MS = 600_000L;
     public static final int DEFAULT_OFFSET_METADATA_MAX_BYTES = 4_096;
+    public static final int DEFAULT_CONSUMER_SESSION_TIMEOUT_MS = 45_000;
+    public static final int DEFAULT_CONSUMER_HEARTBEAT_INTERVAL_MS = 5_000;
+    public static final int DEFAULT_CONSUMER_MAX_SIZE = Integer.MAX_VALUE;
+    public static final java.util.List<String> DEFAULT_CONSUMER_ASSIGNORS = java.util.List.of("uniform", "range");
 
     public GroupConfig {
         if (minSessionTimeoutMs < 0 || maxSessionTimeoutMs < minSessionTimeoutMs) {
@@ -56,6 +70,21 @@ public record GroupConfig(
             throw new IllegalArgumentException("offsetMetadataMaxBytes must be >= 0");
         }
         java.util.Objects.requireNonNull(limits, "limits");
+        if (consumerSessionTimeoutMs <= 0 || consumerHeartbeatIntervalMs <= 0 || consumerMaxSize < 1) {
+            throw new IllegalArgumentException("consumer session timeout, heartbeat interval and max size must be"
+                    + " positive");
+        }
+        consumerAssignors = java.util.List.copyOf(consumerAssignors);
+    }
+
+    /** The settings with the consumer-protocol defaults (the settings before issue 17). */
+    public GroupConfig(int minSessionTimeoutMs, int maxSessionTimeoutMs, int initialRebalanceDelayMs,
+                       int maxGroupSize, int newMemberJoinTimeoutMs, long offsetsRetentionMs,
+                       long offsetsRetentionCheckIntervalMs, int offsetMetadataMaxBytes, StateLimits limits) {
+        this(minSessionTimeoutMs, maxSessionTimeoutMs, initialRebalanceDelayMs, maxGroupSize, newMemberJoinTimeoutMs,
+                offsetsRetentionMs, offsetsRetentionCheckIntervalMs, offsetMetadataMaxBytes, limits,
+                DEFAULT_CONSUMER_SESSION_TIMEOUT_MS, DEFAULT_CONSUMER_HEARTBEAT_INTERVAL_MS, DEFAULT_CONSUMER_MAX_SIZE,
+                DEFAULT_CONSUMER_ASSIGNORS);
     }
 
     /** The settings with the default {@link StateLimits}. */
@@ -76,34 +105,45 @@ public record GroupConfig(
 
     public GroupConfig withSessionTimeoutBounds(int minMs, int maxMs) {
         return new GroupConfig(minMs, maxMs, initialRebalanceDelayMs, maxGroupSize, newMemberJoinTimeoutMs,
-                offsetsRetentionMs, offsetsRetentionCheckIntervalMs, offsetMetadataMaxBytes, limits);
+                offsetsRetentionMs, offsetsRetentionCheckIntervalMs, offsetMetadataMaxBytes, limits,
+                consumerSessionTimeoutMs, consumerHeartbeatIntervalMs, consumerMaxSize, consumerAssignors);
     }
 
     public GroupConfig withInitialRebalanceDelayMs(int delayMs) {
         return new GroupConfig(minSessionTimeoutMs, maxSessionTimeoutMs, delayMs, maxGroupSize,
                 newMemberJoinTimeoutMs, offsetsRetentionMs, offsetsRetentionCheckIntervalMs, offsetMetadataMaxBytes,
-                limits);
+                limits, consumerSessionTimeoutMs, consumerHeartbeatIntervalMs, consumerMaxSize, consumerAssignors);
     }
 
     public GroupConfig withMaxGroupSize(int size) {
         return new GroupConfig(minSessionTimeoutMs, maxSessionTimeoutMs, initialRebalanceDelayMs, size,
                 newMemberJoinTimeoutMs, offsetsRetentionMs, offsetsRetentionCheckIntervalMs, offsetMetadataMaxBytes,
-                limits);
+                limits, consumerSessionTimeoutMs, consumerHeartbeatIntervalMs, consumerMaxSize, consumerAssignors);
     }
 
     public GroupConfig withOffsetsRetentionMs(long retentionMs) {
         return new GroupConfig(minSessionTimeoutMs, maxSessionTimeoutMs, initialRebalanceDelayMs, maxGroupSize,
-                newMemberJoinTimeoutMs, retentionMs, offsetsRetentionCheckIntervalMs, offsetMetadataMaxBytes, limits);
+                newMemberJoinTimeoutMs, retentionMs, offsetsRetentionCheckIntervalMs, offsetMetadataMaxBytes, limits,
+                consumerSessionTimeoutMs, consumerHeartbeatIntervalMs, consumerMaxSize, consumerAssignors);
     }
 
     public GroupConfig withOffsetMetadataMaxBytes(int maxBytes) {
         return new GroupConfig(minSessionTimeoutMs, maxSessionTimeoutMs, initialRebalanceDelayMs, maxGroupSize,
-                newMemberJoinTimeoutMs, offsetsRetentionMs, offsetsRetentionCheckIntervalMs, maxBytes, limits);
+                newMemberJoinTimeoutMs, offsetsRetentionMs, offsetsRetentionCheckIntervalMs, maxBytes, limits,
+                consumerSessionTimeoutMs, consumerHeartbeatIntervalMs, consumerMaxSize, consumerAssignors);
     }
 
     public GroupConfig withLimits(StateLimits newLimits) {
         return new GroupConfig(minSessionTimeoutMs, maxSessionTimeoutMs, initialRebalanceDelayMs, maxGroupSize,
                 newMemberJoinTimeoutMs, offsetsRetentionMs, offsetsRetentionCheckIntervalMs, offsetMetadataMaxBytes,
-                newLimits);
+                newLimits, consumerSessionTimeoutMs, consumerHeartbeatIntervalMs, consumerMaxSize, consumerAssignors);
+    }
+
+    /** These settings with other consumer-protocol (KIP-848) settings. */
+    public GroupConfig withConsumerSettings(int sessionTimeoutMs, int heartbeatIntervalMs, int maxSize,
+                                            java.util.List<String> assignors) {
+        return new GroupConfig(minSessionTimeoutMs, maxSessionTimeoutMs, initialRebalanceDelayMs, maxGroupSize,
+                newMemberJoinTimeoutMs, offsetsRetentionMs, offsetsRetentionCheckIntervalMs, offsetMetadataMaxBytes,
+                limits, sessionTimeoutMs, heartbeatIntervalMs, maxSize, assignors);
     }
 }

@@ -18,8 +18,8 @@ import java.util.UUID;
 public sealed interface Command permits Command.JoinGroup, Command.SyncGroup, Command.LeaveGroup,
         Command.OffsetCommit, Command.DeleteGroups, Command.OffsetDelete, Command.ExpireMemberSession,
         Command.FireJoinTimer, Command.FireSyncTimer, Command.ExpireOffsets, Command.CreateAcls, Command.DeleteAcls,
-        Command.SetGroupConfig, ConsumerGroupHeartbeat, Command.CreateTopics, Command.AlterTopics,
-        Command.DeleteTopics {
+        Command.SetGroupConfig, ConsumerGroupHeartbeat, Command.ExpireConsumerMember,
+        Command.FireConsumerRebalanceTimeout, Command.CreateTopics, Command.AlterTopics, Command.DeleteTopics {
 
     /** The newest Kafka API versions, whose semantics Cohort's public API follows. */
     short JOIN_GROUP_LATEST_VERSION = 9;
@@ -235,6 +235,29 @@ public sealed interface Command permits Command.JoinGroup, Command.SyncGroup, Co
     record DeleteTopics(List<String> names) implements Command {
         public DeleteTopics {
             names = List.copyOf(names);
+        }
+    }
+
+    /**
+     * Timer: a consumer-protocol member's session expired (no heartbeat within
+     * group.consumer.session.timeout.ms): the member is fenced if it is still in the group.
+     */
+    record ExpireConsumerMember(String groupId, String memberId) implements Command {
+        public ExpireConsumerMember {
+            Objects.requireNonNull(groupId, "groupId");
+            Objects.requireNonNull(memberId, "memberId");
+        }
+    }
+
+    /**
+     * Timer: a consumer-protocol member armed at {@code memberEpoch} with partitions to revoke did not
+     * revoke them within its rebalance timeout: fenced if it is still at that epoch and still
+     * UNREVOKED_PARTITIONS when the command applies.
+     */
+    record FireConsumerRebalanceTimeout(String groupId, String memberId, int memberEpoch) implements Command {
+        public FireConsumerRebalanceTimeout {
+            Objects.requireNonNull(groupId, "groupId");
+            Objects.requireNonNull(memberId, "memberId");
         }
     }
 }

@@ -4,6 +4,7 @@ import io.cohort.core.ErrorCode;
 import io.cohort.core.command.Command.DeleteGroups;
 import io.cohort.core.command.Command.OffsetDelete;
 import io.cohort.core.command.Command.TopicPartitions;
+import io.cohort.core.consumer.ConsumerGroup;
 import io.cohort.core.group.ClassicGroup;
 import io.cohort.core.group.ClassicGroupState;
 import io.cohort.core.offset.OffsetStore;
@@ -20,10 +21,13 @@ import java.util.Map;
 /** DeleteGroups (reference 1.11) and OffsetDelete (1.12): the administrative writes. */
 final class GroupAdminHandler {
     private final Map<String, ClassicGroup> groups;
+    private final Map<String, ConsumerGroup> consumerGroups;
     private final OffsetStore offsets;
 
-    GroupAdminHandler(Map<String, ClassicGroup> groups, OffsetStore offsets) {
+    GroupAdminHandler(Map<String, ClassicGroup> groups, Map<String, ConsumerGroup> consumerGroups,
+                      OffsetStore offsets) {
         this.groups = groups;
+        this.consumerGroups = consumerGroups;
         this.offsets = offsets;
     }
 
@@ -33,7 +37,8 @@ final class GroupAdminHandler {
             ErrorCode error = validateDeleteGroup(groupId);
             if (error == ErrorCode.NONE) {
                 appendOffsetTombstones(groupId, result);
-                result.record(new CoordinatorRecord.GroupTombstone(groupId));
+                result.record(consumerGroups.containsKey(groupId) ? new CoordinatorRecord.ConsumerGroupTombstone(groupId)
+                        : new CoordinatorRecord.GroupTombstone(groupId));
             }
             results.add(new DeleteGroupsResponse.GroupResult(groupId, error));
         }
@@ -43,6 +48,12 @@ final class GroupAdminHandler {
     private ErrorCode validateDeleteGroup(String groupId) {
         if (groupId == null) {
             return ErrorCode.INVALID_GROUP_ID;
+        }
+        ConsumerGroup consumerGroup = consumerGroups.get(groupId);
+        if (consumerGroup != null) {
+            // Kafka's ConsumerGroup.validateDeleteGroup: only an Empty group (a static member that
+            // left with epoch -2 is still a member).
+            return consumerGroup.isEmpty() ? ErrorCode.NONE : ErrorCode.NON_EMPTY_GROUP;
         }
         ClassicGroup group = groups.get(groupId);
         if (group == null || group.isInState(ClassicGroupState.DEAD)) {
@@ -65,10 +76,12 @@ final class GroupAdminHandler {
             return;
         }
         ClassicGroup group = groups.get(request.groupId());
+        ConsumerGroup consumerGroup = consumerGroups.get(request.groupId());
         List<PartitionError.TopicErrors> topics = new ArrayList<>();
         for (TopicPartitions topic : request.topics()) {
             List<PartitionError> partitions = new ArrayList<>();
-            boolean subscribed = group.isSubscribedToTopic(topic.topic());
+            boolean subscribed = consumerGroup != null ? consumerGroup.isSubscribedToTopic(topic.topic())
+                    : group.isSubscribedToTopic(topic.topic());
             for (int partition : topic.partitions()) {
                 if (subscribed) {
                     partitions.add(new PartitionError(partition, ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC));
@@ -88,6 +101,10 @@ final class GroupAdminHandler {
     private ErrorCode validateOffsetDelete(String groupId) {
         if (MemberValidation.isInvalidGroupId(groupId)) {
             return ErrorCode.INVALID_GROUP_ID;
+        }
+        if (consumerGroups.containsKey(groupId)) {
+            // Kafka's ConsumerGroup.validateOffsetDelete allows it; subscribed topics are refused per partition.
+            return ErrorCode.NONE;
         }
         ClassicGroup group = groups.get(groupId);
         if (group == null || group.isInState(ClassicGroupState.DEAD)) {

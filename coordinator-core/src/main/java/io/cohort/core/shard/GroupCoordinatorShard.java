@@ -6,6 +6,12 @@ import io.cohort.core.GroupConfig;
 import io.cohort.core.GroupSettings;
 import io.cohort.core.acl.AclSet;
 import io.cohort.core.command.Command;
+import io.cohort.core.command.ConsumerGroupHeartbeat;
+import io.cohort.core.consumer.ConsumerGroup;
+import io.cohort.core.consumer.ConsumerGroupMember;
+import io.cohort.core.consumer.MemberState;
+import io.cohort.core.consumer.assignor.ServerAssignor;
+import io.cohort.core.consumer.assignor.ServerAssignors;
 import io.cohort.core.command.Heartbeat;
 import io.cohort.core.group.ClassicGroup;
 import io.cohort.core.group.ClassicGroupMember;
@@ -14,6 +20,7 @@ import io.cohort.core.offset.OffsetStore;
 import io.cohort.core.offset.TopicPartition;
 import io.cohort.core.record.CoordinatorRecord;
 import io.cohort.core.record.OffsetAndMetadata;
+import io.cohort.core.response.DescribedConsumerGroup;
 import io.cohort.core.response.DescribedGroup;
 import io.cohort.core.response.JoinGroupResponse;
 import io.cohort.core.response.ListedGroup;
@@ -31,6 +38,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Set;
+import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -59,6 +67,8 @@ public final class GroupCoordinatorShard {
     private volatile GroupConfig config;
     private volatile GroupSettings settings;
     private final ConcurrentHashMap<String, ClassicGroup> groups = new ConcurrentHashMap<>();
+    /** KIP-848 consumer groups; a group id is in at most one of the two maps. */
+    private final ConcurrentHashMap<String, ConsumerGroup> consumerGroups = new ConcurrentHashMap<>();
     private final OffsetStore offsets = new OffsetStore();
     private final StateUsage usage = new StateUsage();
     /** The cluster's ACLs; only partition 0's shard ever holds any (its log alone carries ACL commands). */
@@ -66,19 +76,34 @@ public final class GroupCoordinatorShard {
     /** The cluster's topic registry; like the ACLs, only partition 0's shard ever holds any. */
     private volatile TopicRegistry topics = TopicRegistry.EMPTY;
 
+    private final ConsumerTargetAssignment consumerTargetAssignment;
+    private final ConsumerGroupHeartbeatHandler consumerHeartbeat;
+    private final ConsumerGroupTimerHandler consumerTimers = new ConsumerGroupTimerHandler(consumerGroups);
+    private final ConsumerGroupReads consumerReads = new ConsumerGroupReads(consumerGroups, groups);
+    private final ConsumerGroupReplay consumerReplay = new ConsumerGroupReplay(consumerGroups, groups, offsets, usage);
     private final JoinGroupHandler joinGroup = new JoinGroupHandler(groups);
     private final SyncGroupHandler syncGroup = new SyncGroupHandler(groups);
     private final LeaveGroupHandler leaveGroup = new LeaveGroupHandler(groups);
     private final HeartbeatHandler heartbeat = new HeartbeatHandler(groups);
     private final RebalanceTimerHandler rebalanceTimers = new RebalanceTimerHandler(groups);
-    private final OffsetCommitHandler offsetCommit = new OffsetCommitHandler(groups);
-    private final GroupAdminHandler groupAdmin = new GroupAdminHandler(groups, offsets);
-    private final OffsetExpiryHandler offsetExpiry = new OffsetExpiryHandler(groups, offsets);
+    private final OffsetCommitHandler offsetCommit = new OffsetCommitHandler(groups, consumerGroups);
+    private final GroupAdminHandler groupAdmin = new GroupAdminHandler(groups, consumerGroups, offsets);
+    private final OffsetExpiryHandler offsetExpiry = new OffsetExpiryHandler(groups, consumerGroups, offsets);
     private final AclHandler aclHandler = new AclHandler(() -> acls);
     private final GroupConfigHandler groupConfig = new GroupConfigHandler(groups);
     private final TopicHandler topicHandler = new TopicHandler(() -> topics);
 
     public GroupCoordinatorShard(GroupConfig config) {
+        this(config, ServerAssignors.defaults());
+    }
+
+    /**
+     * A shard whose consumer groups may use {@code assignors} (those named in
+     * group.consumer.assignors, in that order; the first is the default).
+     */
+    public GroupCoordinatorShard(GroupConfig config, List<ServerAssignor> assignors) {
+        this.consumerTargetAssignment = new ConsumerTargetAssignment(assignors, config.consumerAssignors());
+        this.consumerHeartbeat = new ConsumerGroupHeartbeatHandler(consumerGroups, groups, consumerTargetAssignment);
         this.initialConfig = config;
         this.config = config;
         this.settings = GroupSettings.of(config, GroupSettings.INITIAL_VERSION);
@@ -107,7 +132,13 @@ public final class GroupCoordinatorShard {
     public Result handle(Command command, long nowMs, boolean stateLimitsApply) {
         ResultBuilder result = new ResultBuilder(nowMs, config);
         if (command instanceof Command.JoinGroup c) {
-            joinGroup.handle(c, result);
+            joinGroupOfEitherType(c, result);
+        } else if (command instanceof ConsumerGroupHeartbeat c) {
+            consumerHeartbeat.handle(c, result);
+        } else if (command instanceof Command.ExpireConsumerMember c) {
+            consumerTimers.expireSession(c, result);
+        } else if (command instanceof Command.FireConsumerRebalanceTimeout c) {
+            consumerTimers.fireRebalanceTimeout(c, result);
         } else if (command instanceof Command.SyncGroup c) {
             syncGroup.handle(c, result);
         } else if (command instanceof Command.LeaveGroup c) {
@@ -142,6 +173,22 @@ public final class GroupCoordinatorShard {
             throw new IllegalArgumentException("Unknown command " + command);
         }
         return stateLimitsApply ? refuseGrowthBeyondLimits(command, result.build()) : result.build();
+    }
+
+    /**
+     * A classic JoinGroup to a consumer group: a consumer group with members cannot take classic
+     * members (Cohort has no online migration; Kafka answers INCONSISTENT_GROUP_PROTOCOL when a
+     * classic member cannot join); an empty one (offsets only) becomes a classic group, its records
+     * replacing it on replay, as Kafka converts it.
+     */
+    private void joinGroupOfEitherType(Command.JoinGroup c, ResultBuilder result) {
+        ConsumerGroup consumerGroup = c.groupId() == null ? null : consumerGroups.get(c.groupId());
+        if (consumerGroup != null && !consumerGroup.isEmpty()) {
+            result.replyNow(JoinGroupResponse.error(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, c.memberId(),
+                    "Group " + c.groupId() + " is a consumer group (KIP-848): classic members cannot join it."));
+            return;
+        }
+        joinGroup.handle(c, result);
     }
 
     /**
@@ -193,6 +240,7 @@ public final class GroupCoordinatorShard {
      */
     public void replay(CoordinatorRecord record) {
         if (record instanceof CoordinatorRecord.GroupValue r) {
+            consumerReplay.replaceEmptyConsumerGroup(r.groupId());
             usage.onGroupReplaced(groups.put(r.groupId(), r.group()), r.group());
         } else if (record instanceof CoordinatorRecord.GroupTombstone r) {
             if (offsets.hasOffsets(r.groupId())) {
@@ -203,7 +251,9 @@ public final class GroupCoordinatorShard {
         } else if (record instanceof CoordinatorRecord.OffsetValue r) {
             // Offsets committed to an unknown group create a simple group, as Kafka's replay does; it
             // has no members, so no metadata to count.
-            groups.computeIfAbsent(r.groupId(), id -> ClassicGroup.newEmpty(id, r.value().commitTimestampMs()));
+            if (!consumerGroups.containsKey(r.groupId())) {
+                groups.computeIfAbsent(r.groupId(), id -> ClassicGroup.newEmpty(id, r.value().commitTimestampMs()));
+            }
             OffsetAndMetadata old = offsets.put(r.groupId(), new TopicPartition(r.topic(), r.partition()), r.value());
             usage.onOffsetReplaced(r.groupId(), old, r.value());
         } else if (record instanceof CoordinatorRecord.OffsetTombstone r) {
@@ -225,6 +275,10 @@ public final class GroupCoordinatorShard {
             // only for a corrupt record, never silently keeping the old settings.
             config = r.settings().applyTo(initialConfig);
             settings = r.settings();
+        } else if (record instanceof CoordinatorRecord.ConsumerGroupTombstone r) {
+            consumerReplay.replayTombstone(r.groupId());
+        } else if (ConsumerGroupReplay.isConsumerGroupRecord(record)) {
+            consumerReplay.replay(record);
         } else {
             throw new IllegalStateException("Unknown record type " + record);
         }
@@ -246,7 +300,7 @@ public final class GroupCoordinatorShard {
             return new OffsetFetchResponse(null, ErrorCode.INVALID_GROUP_ID, List.of());
         }
         ClassicGroup group = groups.get(groupId);
-        boolean noOffsets = group == null || group.isInState(ClassicGroupState.DEAD);
+        boolean noOffsets = group == null ? !consumerGroups.containsKey(groupId) : group.isInState(ClassicGroupState.DEAD);
         NavigableMap<TopicPartition, OffsetAndMetadata> committed = offsets.offsets(groupId);
         List<TopicOffsets> result = new ArrayList<>();
         if (topics == null) {
@@ -288,6 +342,10 @@ public final class GroupCoordinatorShard {
             return DescribedGroup.absent(null, ErrorCode.INVALID_GROUP_ID, "");
         }
         ClassicGroup group = groups.get(groupId);
+        ConsumerGroup consumerGroup = consumerGroups.get(groupId);
+        if (consumerGroup != null) {
+            return consumerReads.describeClassicShape(consumerGroup, consumerTargetAssignment.supportedNames());
+        }
         if (group == null) {
             ErrorCode error = apiVersion >= 6 ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.NONE;
             return DescribedGroup.absent(groupId, error, ClassicGroupState.DEAD.displayName());
@@ -307,23 +365,66 @@ public final class GroupCoordinatorShard {
     }
 
     /**
-     * ListGroups, sorted by group id. Filters are case-insensitive; an empty filter matches all; every
-     * Cohort group is of type "classic", so any other type filter matches nothing.
+     * ListGroups, sorted by group id. Filters are case-insensitive; an empty filter matches all; a
+     * group is of type "classic" or "consumer" (KIP-848), with its type's state names.
      */
     public List<ListedGroup> listGroups(Collection<String> statesFilter, Collection<String> typesFilter) {
         Set<String> states = lowerCase(statesFilter);
         Set<String> types = lowerCase(typesFilter);
-        if (!types.isEmpty() && !types.contains(ListedGroup.CLASSIC_TYPE)) {
-            return List.of();
-        }
-        List<ListedGroup> listed = new ArrayList<>();
-        for (ClassicGroup group : new TreeMap<>(groups).values()) {
-            if (states.isEmpty() || states.contains(group.state().displayName().toLowerCase(Locale.ROOT))) {
-                listed.add(new ListedGroup(group.groupId(), group.protocolType() == null ? "" : group.protocolType(),
-                        group.state().displayName(), ListedGroup.CLASSIC_TYPE));
+        TreeMap<String, ListedGroup> listed = new TreeMap<>();
+        if (types.isEmpty() || types.contains(ListedGroup.CLASSIC_TYPE)) {
+            for (ClassicGroup group : groups.values()) {
+                listed.put(group.groupId(), new ListedGroup(group.groupId(),
+                        group.protocolType() == null ? "" : group.protocolType(), group.state().displayName(),
+                        ListedGroup.CLASSIC_TYPE));
             }
         }
-        return listed;
+        if (types.isEmpty() || types.contains(ListedGroup.CONSUMER_TYPE)) {
+            for (ConsumerGroup group : consumerGroups.values()) {
+                listed.put(group.groupId(), consumerReads.listed(group));
+            }
+        }
+        listed.values().removeIf(g -> !states.isEmpty() && !states.contains(g.state().toLowerCase(Locale.ROOT)));
+        return new ArrayList<>(listed.values());
+    }
+
+    /**
+     * ConsumerGroupDescribe: each group as described by {@link DescribedConsumerGroup}; an unknown or
+     * classic group is GROUP_ID_NOT_FOUND. Any thread.
+     */
+    public List<DescribedConsumerGroup> describeConsumerGroups(List<String> groupIds) {
+        List<DescribedConsumerGroup> described = new ArrayList<>();
+        for (String groupId : groupIds) {
+            described.add(consumerReads.describe(groupId, consumerTargetAssignment.supportedNames()));
+        }
+        return described;
+    }
+
+    /**
+     * What the leader looks up in the topic registry before proposing a heartbeat of {@code groupId}:
+     * every topic name and regex its members subscribe to (empty sets if there is no such consumer
+     * group). The leader adds the request's own names and regex. Any thread.
+     */
+    public ConsumerGroupInterest consumerGroupInterest(String groupId) {
+        return consumerReads.interest(groupId);
+    }
+
+    /** The consumer group's current value, or null (an immutable snapshot of it). */
+    public ConsumerGroup consumerGroup(String groupId) {
+        return consumerGroups.get(groupId);
+    }
+
+    /** Consumer group ids in sorted order. */
+    public Set<String> consumerGroupIds() {
+        return new TreeSet<>(consumerGroups.keySet());
+    }
+
+    /** The topic names and regexes the members of one consumer group subscribe to, sorted. */
+    public record ConsumerGroupInterest(SortedSet<String> subscribedTopicNames, SortedSet<String> regexes) {
+        public ConsumerGroupInterest {
+            subscribedTopicNames = java.util.Collections.unmodifiableSortedSet(new TreeSet<>(subscribedTopicNames));
+            regexes = java.util.Collections.unmodifiableSortedSet(new TreeSet<>(regexes));
+        }
     }
 
     private static Set<String> lowerCase(Collection<String> values) {
@@ -350,12 +451,19 @@ public final class GroupCoordinatorShard {
             offsets.offsets(group.groupId()).forEach((tp, value) ->
                     records.add(new CoordinatorRecord.OffsetValue(group.groupId(), tp.topic(), tp.partition(), value)));
         }
+        for (ConsumerGroup group : consumerGroups.values()) {
+            ConsumerGroupSnapshot.appendRecords(group, records);
+            offsets.offsets(group.groupId()).forEach((tp, value) ->
+                    records.add(new CoordinatorRecord.OffsetValue(group.groupId(), tp.topic(), tp.partition(), value)));
+        }
+        records.sort(CoordinatorRecord.SNAPSHOT_ORDER);
         return records;
     }
 
     /** Replaces the whole state with what {@code records} rebuild (snapshot load and install). */
     public void restore(List<CoordinatorRecord> records) {
         groups.clear();
+        consumerGroups.clear();
         usage.clear();
         acls = AclSet.EMPTY;
         topics = TopicRegistry.EMPTY;
@@ -394,6 +502,19 @@ public final class GroupCoordinatorShard {
                 timers.add(new TimerOp.Schedule(TimerOp.Keys.sync(groupId), group.syncTimer().deadlineMs(),
                         new Command.FireSyncTimer(groupId, group.syncTimer().generationId(),
                                 group.syncTimer().deadlineMs())));
+            }
+        }
+        for (ConsumerGroup group : new TreeMap<>(consumerGroups).values()) {
+            for (ConsumerGroupMember member : group.members().values()) {
+                String groupId = group.groupId();
+                timers.add(new TimerOp.Schedule(TimerOp.Keys.consumerSession(groupId, member.memberId()),
+                        nowMs + config.consumerSessionTimeoutMs(),
+                        new Command.ExpireConsumerMember(groupId, member.memberId())));
+                if (member.state() == MemberState.UNREVOKED_PARTITIONS) {
+                    timers.add(new TimerOp.Schedule(TimerOp.Keys.consumerRebalance(groupId, member.memberId()),
+                            nowMs + member.metadata().rebalanceTimeoutMs(), new Command.FireConsumerRebalanceTimeout(
+                                    groupId, member.memberId(), member.memberEpoch())));
+                }
             }
         }
         timers.add(new TimerOp.Schedule(TimerOp.Keys.EXPIRE_OFFSETS, nowMs + config.offsetsRetentionCheckIntervalMs(),

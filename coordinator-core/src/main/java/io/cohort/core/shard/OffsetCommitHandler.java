@@ -4,6 +4,8 @@ import io.cohort.core.ErrorCode;
 import io.cohort.core.command.Command.OffsetCommit;
 import io.cohort.core.command.Command.PartitionCommit;
 import io.cohort.core.command.Command.TopicCommit;
+import io.cohort.core.consumer.ConsumerGroup;
+import io.cohort.core.consumer.ConsumerGroupMember;
 import io.cohort.core.group.ClassicGroup;
 import io.cohort.core.group.ClassicGroupState;
 import io.cohort.core.record.CoordinatorRecord;
@@ -17,9 +19,11 @@ import java.util.Map;
 /** OffsetCommit (reference 1.6, 3.1): member and generation fencing, simple groups, metadata limit. */
 final class OffsetCommitHandler {
     private final Map<String, ClassicGroup> groups;
+    private final Map<String, ConsumerGroup> consumerGroups;
 
-    OffsetCommitHandler(Map<String, ClassicGroup> groups) {
+    OffsetCommitHandler(Map<String, ClassicGroup> groups, Map<String, ConsumerGroup> consumerGroups) {
         this.groups = groups;
+        this.consumerGroups = consumerGroups;
     }
 
     void handle(OffsetCommit request, ResultBuilder result) {
@@ -28,7 +32,9 @@ final class OffsetCommitHandler {
             return;
         }
         ClassicGroup group = groups.get(request.groupId());
-        ErrorCode error = group == null ? validateUnknownGroup(request) : validateOffsetCommit(group, request);
+        ConsumerGroup consumerGroup = consumerGroups.get(request.groupId());
+        ErrorCode error = consumerGroup != null ? validateConsumerGroupCommit(consumerGroup, request)
+                : group == null ? validateUnknownGroup(request) : validateOffsetCommit(group, request);
         if (error != ErrorCode.NONE) {
             result.replyNow(OffsetCommitResponse.allFailed(request, error));
             return;
@@ -70,6 +76,26 @@ final class OffsetCommitHandler {
             return ErrorCode.NONE;
         }
         return request.apiVersion() >= 9 ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.ILLEGAL_GENERATION;
+    }
+
+    /**
+     * Kafka's ConsumerGroup.validateOffsetCommit: the generation field carries the member epoch. A
+     * commit without a member (generation &lt; 0) is accepted only while the group has no members;
+     * otherwise the member must exist (UNKNOWN_MEMBER_ID), use OffsetCommit v9+ (UNSUPPORTED_VERSION)
+     * and send its current epoch (STALE_MEMBER_EPOCH).
+     */
+    private static ErrorCode validateConsumerGroupCommit(ConsumerGroup group, OffsetCommit request) {
+        if (request.generationId() < 0 && group.isEmpty()) {
+            return ErrorCode.NONE;
+        }
+        ConsumerGroupMember member = group.member(request.memberId());
+        if (member == null) {
+            return ErrorCode.UNKNOWN_MEMBER_ID;
+        }
+        if (request.apiVersion() < 9) {
+            return ErrorCode.UNSUPPORTED_VERSION;
+        }
+        return request.generationId() == member.memberEpoch() ? ErrorCode.NONE : ErrorCode.STALE_MEMBER_EPOCH;
     }
 
     /** Kafka's ClassicGroup.validateOffsetCommit, in its order. */

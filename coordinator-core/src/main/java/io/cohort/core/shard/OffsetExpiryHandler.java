@@ -1,6 +1,7 @@
 package io.cohort.core.shard;
 
 import io.cohort.core.command.Command;
+import io.cohort.core.consumer.ConsumerGroup;
 import io.cohort.core.group.ClassicGroup;
 import io.cohort.core.group.ClassicGroupState;
 import io.cohort.core.offset.OffsetStore;
@@ -17,10 +18,13 @@ import java.util.function.ToLongFunction;
  */
 final class OffsetExpiryHandler {
     private final Map<String, ClassicGroup> groups;
+    private final Map<String, ConsumerGroup> consumerGroups;
     private final OffsetStore offsets;
 
-    OffsetExpiryHandler(Map<String, ClassicGroup> groups, OffsetStore offsets) {
+    OffsetExpiryHandler(Map<String, ClassicGroup> groups, Map<String, ConsumerGroup> consumerGroups,
+                        OffsetStore offsets) {
         this.groups = groups;
+        this.consumerGroups = consumerGroups;
         this.offsets = offsets;
     }
 
@@ -30,6 +34,12 @@ final class OffsetExpiryHandler {
             if (cleanupExpiredOffsets(groups.get(groupId), result)
                     && groups.get(groupId).isInState(ClassicGroupState.EMPTY)) {
                 result.record(new CoordinatorRecord.GroupTombstone(groupId));
+            }
+        }
+        for (String groupId : new TreeSet<>(consumerGroups.keySet())) {
+            ConsumerGroup group = consumerGroups.get(groupId);
+            if (cleanupExpiredConsumerGroupOffsets(group, result) && group.isEmpty()) {
+                result.record(new CoordinatorRecord.ConsumerGroupTombstone(groupId));
             }
         }
         long nextRunMs = result.nowMs + result.config.offsetsRetentionCheckIntervalMs();
@@ -50,6 +60,25 @@ final class OffsetExpiryHandler {
             TopicPartition partition = entry.getKey();
             if (!group.isSubscribedToTopic(partition.topic())
                     && isExpired(entry.getValue(), baseTimestamp, result)) {
+                result.record(new CoordinatorRecord.OffsetTombstone(group.groupId(), partition.topic(),
+                        partition.partition()));
+            } else {
+                allExpired = false;
+            }
+        }
+        return allExpired;
+    }
+
+    /**
+     * A consumer group's offsets expire as Kafka's ConsumerGroup decides: counted from each commit,
+     * except for topics some member subscribes to, which never expire. Returns whether none is left.
+     */
+    private boolean cleanupExpiredConsumerGroupOffsets(ConsumerGroup group, ResultBuilder result) {
+        boolean allExpired = true;
+        for (Map.Entry<TopicPartition, OffsetAndMetadata> entry : offsets.offsets(group.groupId()).entrySet()) {
+            TopicPartition partition = entry.getKey();
+            if (!group.isSubscribedToTopic(partition.topic())
+                    && isExpired(entry.getValue(), OffsetAndMetadata::commitTimestampMs, result)) {
                 result.record(new CoordinatorRecord.OffsetTombstone(group.groupId(), partition.topic(),
                         partition.partition()));
             } else {

@@ -43,5 +43,15 @@ public sealed interface TimerOp {
         public static String heartbeat(String groupId, String memberId) {
             return "heartbeat-" + groupId + "-" + memberId;
         }
+
+        /** A consumer-protocol member's session (re-armed by every heartbeat, including unlogged ones). */
+        public static String consumerSession(String groupId, String memberId) {
+            return "consumer-session-" + groupId + "-" + memberId;
+        }
+
+        /** A consumer-protocol member's rebalance timeout, armed only while it has partitions to revoke. */
+        public static String consumerRebalance(String groupId, String memberId) {
+            return "consumer-rebalance-timeout-" + groupId + "-" + memberId;
+        }
     }
 }

@@ -57,6 +57,7 @@ import java.util.Objects;
  * the partition ({@link NewerLogFormatException}) instead of skipping a command it cannot read,
  * which would make it diverge. A node proposes a version-3 command only once every node of the
  * cluster reads version 3 (ClusterStatus {@code max_log_format_version}; docs/OPERATIONS.md).
+ * Version 4 ({@link #FORMAT_VERSION_KIP848}) works the same way for the KIP-848 commands.
  *
  * <p>Version 4 ({@link #FORMAT_VERSION_KIP848}) works the same way for the commands of KIP-848's
  * consumer protocol and its topic registry: only an entry holding one is written as 4, behind the
@@ -127,7 +128,7 @@ public final class LogCodec {
     /** The format version that introduced {@code command}'s type (1 for the oldest types). */
     public static int formatVersionOf(Command command) {
         if (command instanceof Command.CreateTopics || command instanceof Command.AlterTopics
-                || command instanceof Command.DeleteTopics) {
+                || command instanceof Command.DeleteTopics || ConsumerGroupCodec.isConsumerGroupCommand(command)) {
             return FORMAT_VERSION_KIP848;
         }
         if (command instanceof Command.SetGroupConfig) {
@@ -243,6 +244,8 @@ public final class LogCodec {
             proto.setAlterTopics(TopicCodec.toProto(c));
         } else if (command instanceof Command.DeleteTopics c) {
             proto.setDeleteTopics(TopicCodec.toProto(c));
+        } else if (ConsumerGroupCodec.isConsumerGroupCommand(command)) {
+            ConsumerGroupCodec.toProto(command, proto);
         } else {
             throw new IllegalArgumentException("No log encoding for command " + command.getClass().getName());
         }
@@ -375,6 +378,8 @@ public final class LogCodec {
             case CREATE_TOPICS -> TopicCodec.fromProto(proto.getCreateTopics());
             case ALTER_TOPICS -> TopicCodec.fromProto(proto.getAlterTopics());
             case DELETE_TOPICS -> TopicCodec.fromProto(proto.getDeleteTopics());
+            case CONSUMER_GROUP_HEARTBEAT, EXPIRE_CONSUMER_MEMBER, FIRE_CONSUMER_REBALANCE_TIMEOUT ->
+                    ConsumerGroupCodec.fromProto(proto);
             // An unset oneof: a command type of a newer format, or a corrupt entry.
             case COMMAND_NOT_SET -> throw new LogFormatException("Log entry holds an unknown or empty command"
                     + (proto.getUnknownFields().asMap().isEmpty() ? "" : " (unknown fields "
@@ -481,6 +486,10 @@ public final class LogCodec {
             throw new IllegalArgumentException(field + " is null; the log format requires a value");
         }
         return value;
+    }
+
+    static List<String> requiredElementsOf(List<String> values, String field) {
+        return requiredElements(values, field);
     }
 
     private static List<String> requiredElements(List<String> values, String field) {

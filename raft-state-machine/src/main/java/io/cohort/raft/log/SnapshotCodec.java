@@ -76,6 +76,8 @@ public final class SnapshotCodec {
     public static final int FORMAT_VERSION_GROUP_SETTINGS = 3;
     /** The version of a snapshot without group settings: what builds before version 3 read. */
     public static final int FORMAT_VERSION_WITHOUT_GROUP_SETTINGS = 2;
+    /** The newest version this build reads. */
+    public static final int MAX_READABLE_VERSION = FORMAT_VERSION_KIP848;
     /** The oldest version this build reads. */
     public static final int OLDEST_READABLE_VERSION = 1;
 
@@ -128,7 +130,7 @@ public final class SnapshotCodec {
 
     /** The snapshot format version that introduced {@code record}'s type. */
     static int formatVersionOf(CoordinatorRecord record) {
-        if (record instanceof CoordinatorRecord.TopicValue) {
+        if (record instanceof CoordinatorRecord.TopicValue || ConsumerGroupCodec.isConsumerGroupSnapshotRecord(record)) {
             return FORMAT_VERSION_KIP848;
         }
         if (record instanceof CoordinatorRecord.GroupConfigValue) {
@@ -149,9 +151,9 @@ public final class SnapshotCodec {
             throw new IOException("Snapshot is empty: no header");
         }
         SnapshotHeader header = parseHeader(frames.next("header"));
-        if (header.getFormatVersion() < OLDEST_READABLE_VERSION || header.getFormatVersion() > FORMAT_VERSION) {
+        if (header.getFormatVersion() < OLDEST_READABLE_VERSION || header.getFormatVersion() > MAX_READABLE_VERSION) {
             throw new IOException("Unknown snapshot format_version " + Integer.toUnsignedString(header.getFormatVersion())
-                    + " (this build reads versions " + OLDEST_READABLE_VERSION + " to " + FORMAT_VERSION + ")");
+                    + " (this build reads versions " + OLDEST_READABLE_VERSION + " to " + MAX_READABLE_VERSION + ")");
         }
         List<CoordinatorRecord> records = new ArrayList<>();
         while (true) {
@@ -168,7 +170,8 @@ public final class SnapshotCodec {
             int since = formatVersionOf(record);
             if (since > FORMAT_VERSION_WITHOUT_GROUP_SETTINGS && header.getFormatVersion() < since) {
                 throw new IOException("Snapshot record " + records.size() + " is corrupt: "
-                        + (record instanceof CoordinatorRecord.GroupConfigValue ? "group settings" : "a topic")
+                        + (record instanceof CoordinatorRecord.GroupConfigValue ? "group settings"
+                        : record instanceof CoordinatorRecord.TopicValue ? "a topic" : "a consumer-group record")
                         + " in a file of format_version " + header.getFormatVersion() + " (they exist since " + since + ")");
             }
             records.add(record);
@@ -286,6 +289,9 @@ public final class SnapshotCodec {
         if (record instanceof CoordinatorRecord.TopicValue topic) {
             return SnapshotRecord.newBuilder().setTopic(TopicCodec.toProto(topic.topic())).build();
         }
+        if (ConsumerGroupCodec.isConsumerGroupSnapshotRecord(record)) {
+            return ConsumerGroupCodec.toProto(record);
+        }
         CoordinatorRecord.OffsetValue offset = (CoordinatorRecord.OffsetValue) record;
         OffsetAndMetadata value = offset.value();
         return SnapshotRecord.newBuilder().setOffset(OffsetValueProto.newBuilder()
@@ -314,6 +320,9 @@ public final class SnapshotCodec {
             case ACL -> new CoordinatorRecord.AclValue(AclCodec.fromProto(proto.getAcl()));
             case GROUP_SETTINGS -> new CoordinatorRecord.GroupConfigValue(LogCodec.fromProto(proto.getGroupSettings()));
             case TOPIC -> new CoordinatorRecord.TopicValue(TopicCodec.fromProto(proto.getTopic()));
+            case CONSUMER_GROUP_EPOCH, CONSUMER_SUBSCRIPTION_METADATA, CONSUMER_REGEX_RESOLUTIONS,
+                    CONSUMER_ASSIGNMENT_EPOCH, CONSUMER_MEMBER_METADATA, CONSUMER_TARGET_ASSIGNMENT,
+                    CONSUMER_CURRENT_ASSIGNMENT -> ConsumerGroupCodec.fromProto(proto);
             case RECORD_NOT_SET -> throw new LogFormatException("Snapshot record of an unknown or empty type");
         };
     }
@@ -323,8 +332,10 @@ public final class SnapshotCodec {
         if (!(record instanceof CoordinatorRecord.GroupValue) && !(record instanceof CoordinatorRecord.OffsetValue)
                 && !(record instanceof CoordinatorRecord.AclValue)
                 && !(record instanceof CoordinatorRecord.GroupConfigValue)
-                && !(record instanceof CoordinatorRecord.TopicValue)) {
-            throw new IllegalArgumentException("Only group settings, group, offset, ACL and topic values are snapshot records,"
+                && !(record instanceof CoordinatorRecord.TopicValue)
+                && !ConsumerGroupCodec.isConsumerGroupSnapshotRecord(record)) {
+            throw new IllegalArgumentException("Only group settings, group, offset, ACL, topic and consumer-group values"
+                    + " are snapshot records,"
                     + " not " + record);
         }
     }

@@ -223,7 +223,8 @@ class LogCodecGoldenTest {
     @Test
     void testGoldenExamplesCoverEveryCommandType() {
         Set<Class<?>> covered = Stream.of(goldenEntries(), goldenEntriesSinceVersion2(), goldenEntriesSinceVersion3(),
-                        TopicLogCodecGoldenTest.goldenEntriesSinceVersion4())
+                        TopicLogCodecGoldenTest.goldenEntriesSinceVersion4(),
+                        ConsumerGroupCodecGoldenTest.goldenCommands())
                 .flatMap(s -> s).map(a -> a.get()[0].getClass()).collect(Collectors.toSet());
 
         assertThat(covered).containsExactlyInAnyOrder(Command.class.getPermittedSubclasses());
