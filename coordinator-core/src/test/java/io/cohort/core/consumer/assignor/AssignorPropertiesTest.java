@@ -427,7 +427,8 @@ class AssignorPropertiesTest {
         result.members().forEach((member, assignment) -> {
             TreeSet<SortedSet<Integer>> numbers = new TreeSet<>((a, b) -> a.toString().compareTo(b.toString()));
             numbers.addAll(assignment.partitions().values());
-            assertThat(numbers).as("seed %d: %s's partition numbers per topic", seed, member).hasSizeLessThanOrEqualTo(1);
+            assertThat(numbers).as("seed %d: %s's partition numbers per topic", seed, member)
+                    .hasSizeLessThanOrEqualTo(1);
         });
     }
 }
