@@ -217,7 +217,7 @@ class AssignorPropertiesTest {
 
     // ---- generators ----
 
-    private static AssignmentSpec randomSpec(Random random, boolean homogeneous, boolean racks) {
+    static AssignmentSpec randomSpec(Random random, boolean homogeneous, boolean racks) {
         int topicCount = 1 + random.nextInt(5);
         // A quarter of the groups have topics of one partition count (co-partitionable for range).
         int sharedCount = random.nextInt(4) == 0 ? 1 + random.nextInt(40) : 0;
@@ -261,7 +261,7 @@ class AssignorPropertiesTest {
     }
 
     /** Current targets of random partitions (overlapping, unsubscribed, beyond the count: all allowed). */
-    private static AssignmentSpec withRandomCurrentTargets(Random random, AssignmentSpec spec) {
+    static AssignmentSpec withRandomCurrentTargets(Random random, AssignmentSpec spec) {
         TreeMap<String, AssignmentSpec.MemberSpec> members = new TreeMap<>();
         spec.members().forEach((id, m) -> {
             Map<UUID, List<Integer>> current = new TreeMap<>();
@@ -427,7 +427,8 @@ class AssignorPropertiesTest {
         result.members().forEach((member, assignment) -> {
             TreeSet<SortedSet<Integer>> numbers = new TreeSet<>((a, b) -> a.toString().compareTo(b.toString()));
             numbers.addAll(assignment.partitions().values());
-            assertThat(numbers).as("seed %d: %s's partition numbers per topic", seed, member).hasSizeLessThanOrEqualTo(1);
+            assertThat(numbers).as("seed %d: %s's partition numbers per topic", seed, member)
+                    .hasSizeLessThanOrEqualTo(1);
         });
     }
 }

@@ -6,6 +6,7 @@ import static io.cohort.core.consumer.assignor.AssignorFixtures.C;
 import static io.cohort.core.consumer.assignor.AssignorFixtures.T1;
 import static io.cohort.core.consumer.assignor.AssignorFixtures.T2;
 import static io.cohort.core.consumer.assignor.AssignorFixtures.T3;
+import static io.cohort.core.consumer.assignor.AssignorFixtures.T4;
 import static io.cohort.core.consumer.assignor.AssignorFixtures.UNKNOWN;
 import static io.cohort.core.consumer.assignor.AssignorFixtures.assertValid;
 import static io.cohort.core.consumer.assignor.AssignorFixtures.assignment;
@@ -18,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.cohort.core.consumer.Assignment;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,7 +39,7 @@ class UniformHeterogeneousAssignmentTest {
     @Test
     void testTwoMembersSubscribedToNonexistentTopics() {
         GroupAssignment result = assign(spec().topics(topic(T1, 3))
-                .member(A, Set.of(UNKNOWN)).member(B, Set.of(new java.util.UUID(0, 98))).build());
+                .member(A, Set.of(UNKNOWN)).member(B, Set.of(new UUID(0, 98))).build());
         assertThat(result.members()).isEqualTo(Map.of(A, Assignment.EMPTY, B, Assignment.EMPTY));
     }
 
@@ -110,15 +112,15 @@ class UniformHeterogeneousAssignmentTest {
 
     @Test
     void testReassignmentWhenPartitionsAreAddedForTwoMembers() {
-        GroupAssignment result = assign(spec().topics(topic(T1, 6), topic(T2, 5), topic(T3, 3), topic(T4(), 3))
+        GroupAssignment result = assign(spec().topics(topic(T1, 6), topic(T2, 5), topic(T3, 3), topic(T4, 3))
                 .member(A, Set.of(T1, T3), assignment(tp(T1, 0, 1, 2, 3), tp(T3, 0, 1)))
-                .member(B, Set.of(T1, T2, T3, T4()), assignment(tp(T2, 0, 1, 2), tp(T4(), 0, 1, 2)))
+                .member(B, Set.of(T1, T2, T3, T4), assignment(tp(T2, 0, 1, 2), tp(T4, 0, 1, 2)))
                 .build());
         // Topic order: T2 (5 per subscriber), T4 (3, one subscriber), T1 (3, two), T3 (1.5).
         // T2-3,4 -> B (8); T1-4,5: A 6 < B 8 -> A twice; T3-2: A 8 vs B 8 -> A. 9/8, as Kafka.
         assertThat(result.members()).isEqualTo(Map.of(
                 A, assignment(tp(T1, 0, 1, 2, 3, 4, 5), tp(T3, 0, 1, 2)),
-                B, assignment(tp(T2, 0, 1, 2, 3, 4), tp(T4(), 0, 1, 2))));
+                B, assignment(tp(T2, 0, 1, 2, 3, 4), tp(T4, 0, 1, 2))));
     }
 
     @Test
@@ -168,9 +170,5 @@ class UniformHeterogeneousAssignmentTest {
         assertThat(result.members()).isEqualTo(Map.of(
                 A, assignment(tp(T1, 1, 2, 3)),
                 B, assignment(tp(T1, 0), tp(T2, 0))));
-    }
-
-    private static java.util.UUID T4() {
-        return AssignorFixtures.T4;
     }
 }
