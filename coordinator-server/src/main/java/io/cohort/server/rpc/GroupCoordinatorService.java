@@ -57,8 +57,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The GroupCoordinator gRPC service: validate, route, call, map (STYLE item 5). It makes no group
@@ -75,7 +73,6 @@ import org.slf4j.LoggerFactory;
  * (it must be, see {@link ParkedCalls}) and every answer is mapped and sent on the responder.
  */
 public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinatorImplBase implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinatorService.class);
 
     /** DescribeGroups v6 (KIP-1043): an unknown group is GROUP_ID_NOT_FOUND, state "Dead". */
     static final short DESCRIBE_GROUPS_VERSION = 6;
