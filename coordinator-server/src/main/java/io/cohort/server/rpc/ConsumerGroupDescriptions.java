@@ -17,7 +17,7 @@ final class ConsumerGroupDescriptions {
                 .setErrorCode(ErrorTable.toProto(group.error()))
                 .setErrorMessage(group.errorMessage() == null ? "" : group.errorMessage())
                 .setGroupId(group.groupId())
-                .setGroupState(group.state())
+                .setGroupState(group.groupState())
                 .setGroupEpoch(group.groupEpoch())
                 .setAssignmentEpoch(group.assignmentEpoch())
                 .setAssignorName(group.assignorName() == null ? "" : group.assignorName());
