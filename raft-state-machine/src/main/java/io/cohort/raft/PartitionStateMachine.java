@@ -19,10 +19,12 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
@@ -390,6 +392,39 @@ public final class PartitionStateMachine extends BaseStateMachine {
             }
         }
         return null;
+    }
+
+    /**
+     * Runs {@code read} against the shard between two entries: the sequence lock around apply is
+     * read before and after, and the read is retried until no entry was applied meanwhile, so it saw
+     * the state after exactly one applied entry, never a command's records half replayed. A read
+     * that throws while an entry was being applied is retried too (it may have seen a torn state).
+     * For answers computed from state that changes in several steps per command (consumer groups).
+     *
+     * @return the result, or empty if writes never paused during {@code attempts} tries
+     */
+    public <T> Optional<T> readBetweenEntries(Function<GroupCoordinatorShard, T> read,
+                                                        int attempts) {
+        for (int i = 0; i < attempts; i++) {
+            long sequence = applySequence.get();
+            if ((sequence & 1) != 0) {
+                Thread.onSpinWait();
+                continue;
+            }
+            T result;
+            try {
+                result = read.apply(shard);
+            } catch (RuntimeException e) {
+                if (applySequence.get() == sequence) {
+                    throw e;
+                }
+                continue;
+            }
+            if (applySequence.get() == sequence) {
+                return Optional.ofNullable(result);
+            }
+        }
+        return Optional.empty();
     }
 
     private static final class RaftLogIndex {

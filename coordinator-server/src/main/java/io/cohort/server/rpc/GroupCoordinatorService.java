@@ -1,5 +1,9 @@
 package io.cohort.server.rpc;
 
+import io.cohort.api.v1.ConsumerGroupDescribeRequest;
+import io.cohort.api.v1.ConsumerGroupDescribeResponse;
+import io.cohort.api.v1.ConsumerGroupHeartbeatRequest;
+import io.cohort.api.v1.ConsumerGroupHeartbeatResponse;
 import io.cohort.api.v1.DeleteGroupsRequest;
 import io.cohort.api.v1.DeleteGroupsResponse;
 import io.cohort.api.v1.DescribeGroupsRequest;
@@ -40,10 +44,8 @@ import io.cohort.server.auth.RequestAuthorizer;
 import io.cohort.server.metrics.RpcMetrics;
 import io.cohort.server.rpc.ErrorTable.Failure;
 import io.cohort.server.rpc.ParkedCalls.ParkedCall;
-import io.cohort.server.rpc.RequestValidator.MalformedRequestException;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
-import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -55,9 +57,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
-import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The GroupCoordinator gRPC service: validate, route, call, map (STYLE item 5). It makes no group
@@ -74,7 +73,6 @@ import org.slf4j.LoggerFactory;
  * (it must be, see {@link ParkedCalls}) and every answer is mapped and sent on the responder.
  */
 public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinatorImplBase implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinatorService.class);
 
     /** DescribeGroups v6 (KIP-1043): an unknown group is GROUP_ID_NOT_FOUND, state "Dead". */
     static final short DESCRIBE_GROUPS_VERSION = 6;
@@ -84,6 +82,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
     private final RpcMetrics metrics;
     private final RequestAuthorizer authorizer;
     private final LedGroupsListing listing;
+    private final ConsumerGroupRpcs consumerGroups;
     private volatile boolean stopping;
 
     public GroupCoordinatorService(CohortRaftNode node, ParkedCalls parked, RpcMetrics metrics) {
@@ -97,6 +96,8 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
         this.metrics = metrics;
         this.authorizer = authorizer;
         this.listing = new LedGroupsListing(node);
+        this.consumerGroups = new ConsumerGroupRpcs(node, parked, metrics, authorizer,
+                () -> node.topicRegistry().byName(), () -> stopping);
     }
 
     /**
@@ -123,7 +124,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
 
     @Override
     public void findCoordinator(FindCoordinatorRequest request, StreamObserver<FindCoordinatorResponse> observer) {
-        Serving<FindCoordinatorResponse> serving = new Serving<>(
+        Serving<FindCoordinatorResponse> serving = serving(
                 RpcCall.start("FindCoordinator", observer, metrics),
                 failure -> findCoordinatorError(request, failure),
                 response -> firstError(response.getCoordinatorsList().stream().map(c -> c.getErrorCode()).toList()));
@@ -184,7 +185,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
 
     @Override
     public void joinGroup(JoinGroupRequest request, StreamObserver<JoinGroupResponse> observer) {
-        Serving<JoinGroupResponse> serving = new Serving<>(RpcCall.start("JoinGroup", observer, metrics),
+        Serving<JoinGroupResponse> serving = serving(RpcCall.start("JoinGroup", observer, metrics),
                 failure -> ApiMapper.joinGroupError(failure.code(), failure.message(), failure.leaderHint(),
                         request.getMemberId()),
                 response -> response.getErrorCode().name());
@@ -218,7 +219,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
 
     @Override
     public void syncGroup(SyncGroupRequest request, StreamObserver<SyncGroupResponse> observer) {
-        Serving<SyncGroupResponse> serving = new Serving<>(RpcCall.start("SyncGroup", observer, metrics),
+        Serving<SyncGroupResponse> serving = serving(RpcCall.start("SyncGroup", observer, metrics),
                 failure -> ApiMapper.syncGroupError(failure.code(), failure.message(), failure.leaderHint()),
                 response -> response.getErrorCode().name());
         serving.run(() -> {
@@ -275,7 +276,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
 
     @Override
     public void heartbeat(HeartbeatRequest request, StreamObserver<HeartbeatResponse> observer) {
-        Serving<HeartbeatResponse> serving = new Serving<>(RpcCall.start("Heartbeat", observer, metrics),
+        Serving<HeartbeatResponse> serving = serving(RpcCall.start("Heartbeat", observer, metrics),
                 failure -> heartbeatResponse(failure.code(), failure.message(), failure.leaderHint()),
                 response -> response.getErrorCode().name());
         serving.run(() -> {
@@ -307,7 +308,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
 
     @Override
     public void leaveGroup(LeaveGroupRequest request, StreamObserver<LeaveGroupResponse> observer) {
-        Serving<LeaveGroupResponse> serving = new Serving<>(RpcCall.start("LeaveGroup", observer, metrics),
+        Serving<LeaveGroupResponse> serving = serving(RpcCall.start("LeaveGroup", observer, metrics),
                 ApiMapper::leaveGroupError,
                 response -> firstError(concat(response.getErrorCode(),
                         response.getMembersList().stream().map(LeaveGroupResponse.Member::getErrorCode).toList())));
@@ -326,7 +327,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
 
     @Override
     public void offsetCommit(OffsetCommitRequest request, StreamObserver<OffsetCommitResponse> observer) {
-        Serving<OffsetCommitResponse> serving = new Serving<>(RpcCall.start("OffsetCommit", observer, metrics),
+        Serving<OffsetCommitResponse> serving = serving(RpcCall.start("OffsetCommit", observer, metrics),
                 failure -> ApiMapper.offsetCommitError(request, failure),
                 response -> firstError(response.getTopicsList().stream()
                         .flatMap(t -> t.getPartitionsList().stream())
@@ -347,7 +348,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
 
     @Override
     public void offsetDelete(OffsetDeleteRequest request, StreamObserver<OffsetDeleteResponse> observer) {
-        Serving<OffsetDeleteResponse> serving = new Serving<>(RpcCall.start("OffsetDelete", observer, metrics),
+        Serving<OffsetDeleteResponse> serving = serving(RpcCall.start("OffsetDelete", observer, metrics),
                 ApiMapper::offsetDeleteError,
                 response -> firstError(concat(response.getErrorCode(), response.getTopicsList().stream()
                         .flatMap(t -> t.getPartitionsList().stream())
@@ -368,7 +369,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
     @Override
     public void deleteGroups(DeleteGroupsRequest request, StreamObserver<DeleteGroupsResponse> observer) {
         List<String> groupIds = List.copyOf(new LinkedHashSet<>(request.getGroupIdsList()));
-        Serving<DeleteGroupsResponse> serving = new Serving<>(RpcCall.start("DeleteGroups", observer, metrics),
+        Serving<DeleteGroupsResponse> serving = serving(RpcCall.start("DeleteGroups", observer, metrics),
                 failure -> DeleteGroupsResponse.newBuilder().addAllResults(groupIds.stream()
                         .map(id -> ApiMapper.deleteGroupError(id, failure)).toList()).build(),
                 response -> firstError(response.getResultsList().stream()
@@ -454,7 +455,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
 
     @Override
     public void offsetFetch(OffsetFetchRequest request, StreamObserver<OffsetFetchResponse> observer) {
-        Serving<OffsetFetchResponse> serving = new Serving<>(RpcCall.start("OffsetFetch", observer, metrics),
+        Serving<OffsetFetchResponse> serving = serving(RpcCall.start("OffsetFetch", observer, metrics),
                 failure -> OffsetFetchResponse.newBuilder().addAllGroups(request.getGroupsList().stream()
                         .map(g -> ApiMapper.offsetFetchError(g.getGroupId(), failure)).toList()).build(),
                 response -> firstError(response.getGroupsList().stream()
@@ -492,7 +493,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
 
     @Override
     public void describeGroups(DescribeGroupsRequest request, StreamObserver<DescribeGroupsResponse> observer) {
-        Serving<DescribeGroupsResponse> serving = new Serving<>(RpcCall.start("DescribeGroups", observer, metrics),
+        Serving<DescribeGroupsResponse> serving = serving(RpcCall.start("DescribeGroups", observer, metrics),
                 failure -> DescribeGroupsResponse.newBuilder().addAllGroups(request.getGroupIdsList().stream()
                         .map(id -> ApiMapper.describeGroupError(id, failure)).toList()).build(),
                 response -> firstError(response.getGroupsList().stream()
@@ -560,7 +561,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
      */
     @Override
     public void listGroups(ListGroupsRequest request, StreamObserver<ListGroupsResponse> observer) {
-        Serving<ListGroupsResponse> serving = new Serving<>(RpcCall.start("ListGroups", observer, metrics),
+        Serving<ListGroupsResponse> serving = serving(RpcCall.start("ListGroups", observer, metrics),
                 failure -> ListGroupsResponse.newBuilder().setErrorCode(ErrorTable.toProto(failure.code()))
                         .setErrorMessage(failure.message()).build(),
                 response -> response.getErrorCode().name());
@@ -600,6 +601,20 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
         } finally {
             callContext.detach(previous);
         }
+    }
+
+    // ---- The consumer protocol (KIP-848) ----
+
+    @Override
+    public void consumerGroupHeartbeat(ConsumerGroupHeartbeatRequest request,
+                                       StreamObserver<ConsumerGroupHeartbeatResponse> observer) {
+        consumerGroups.heartbeat(request, observer);
+    }
+
+    @Override
+    public void consumerGroupDescribe(ConsumerGroupDescribeRequest request,
+                                      StreamObserver<ConsumerGroupDescribeResponse> observer) {
+        consumerGroups.describe(request, observer);
     }
 
     // ---- helpers ----
@@ -674,53 +689,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
         return io.cohort.api.v1.ErrorCode.NONE.name();
     }
 
-    /**
-     * One call being served, with how to answer it when something fails: a malformed request ends
-     * with INVALID_ARGUMENT; anything unexpected is logged and answered UNKNOWN_SERVER_ERROR in the
-     * RPC's own response, so the node keeps serving.
-     */
-    private final class Serving<T> {
-        final RpcCall<T> call;
-        final Function<Failure, T> onFailure;
-        private final Function<T, String> errorOf;
-
-        Serving(RpcCall<T> call, Function<Failure, T> onFailure, Function<T, String> errorOf) {
-            this.call = call;
-            this.onFailure = onFailure;
-            this.errorOf = errorOf;
-        }
-
-        void run(Runnable body) {
-            try {
-                body.run();
-            } catch (MalformedRequestException e) {
-                call.fail(Status.INVALID_ARGUMENT.withDescription(e.getMessage()));
-            } catch (RuntimeException e) {
-                Failure failure = ErrorTable.failureOf(e, node);
-                try {
-                    answer(failure);
-                } catch (RuntimeException again) {
-                    LOG.error("{}: could not answer {}", call.rpc(), failure, again);
-                    call.fail(Status.INTERNAL.withDescription(failure.message()));
-                }
-            }
-        }
-
-        void answer(T response) {
-            call.respond(response, errorOf.apply(response));
-        }
-
-        void answer(Failure failure) {
-            answer(onFailure.apply(failure));
-        }
-
-        /** Maps and sends on the responder, off Ratis threads. */
-        void answerLater(Supplier<T> response) {
-            parked.deliver(() -> run(() -> answer(response.get())));
-        }
-
-        void answerLater(Failure failure) {
-            parked.deliver(() -> run(() -> answer(failure)));
-        }
+    private <T> Serving<T> serving(RpcCall<T> call, Function<Failure, T> onFailure, Function<T, String> errorOf) {
+        return new Serving<>(call, onFailure, errorOf, node, parked);
     }
 }

@@ -247,7 +247,7 @@ final class RequestValidator {
         }
     }
 
-    private static void throwIfTooLong(String value, int maxLength, String field) {
+    static void throwIfTooLong(String value, int maxLength, String field) {
         if (value.length() > maxLength) {
             throw new MalformedRequestException(field + " has " + value.length() + " chars; at most " + maxLength
                     + " are allowed");
@@ -261,7 +261,7 @@ final class RequestValidator {
         throwIfTooLong(groupInstanceId, MAX_INSTANCE_ID_LENGTH, "group_instance_id");
     }
 
-    private static void throwIfInvalidGroupIds(List<String> groupIds, String field) {
+    static void throwIfInvalidGroupIds(List<String> groupIds, String field) {
         if (groupIds.size() > MAX_GROUPS_PER_REQUEST) {
             throw new MalformedRequestException(field + " has " + groupIds.size() + " entries; at most "
                     + MAX_GROUPS_PER_REQUEST + " are allowed");
@@ -272,7 +272,7 @@ final class RequestValidator {
         }
     }
 
-    private static void throwIfInvalidTopic(String topic) {
+    static void throwIfInvalidTopic(String topic) {
         if (topic.isEmpty()) {
             throw new MalformedRequestException("topic names must not be empty");
         }
