@@ -15,13 +15,10 @@ import io.cohort.client.assignor.Subscription;
 import io.cohort.client.internal.ConsumerProtocol;
 import java.time.Duration;
 import java.util.EnumSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -436,33 +433,8 @@ final class ClassicMembership extends Membership {
         ConsumerPartitionAssignor assignor = assignors.stream().filter(a -> a.name().equals(joined.protocolName()))
                 .findFirst().orElseThrow(() -> fail(new CohortException(ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
                         "the coordinator selected assignor '" + joined.protocolName() + "', which this member lacks")));
-        Map<String, Subscription> subscriptions = new LinkedHashMap<>();
-        Set<String> allTopics = new TreeSet<>();
-        for (JoinGroupResponse.Member member : joined.response().getMembersList()) {
-            Optional<String> instance = member.hasGroupInstanceId() ? Optional.of(member.getGroupInstanceId())
-                    : Optional.empty();
-            Subscription subscription;
-            try {
-                subscription = ConsumerProtocol.decodeSubscription(member.getMetadata(), instance);
-            } catch (IllegalArgumentException e) {
-                // A member that speaks another format gets nothing rather than breaking the group.
-                LOG.warn("group {}: member {} sent an unreadable subscription: {}", groupId, member.getMemberId(),
-                        e.getMessage());
-                subscription = new Subscription(List.of());
-            }
-            subscriptions.put(member.getMemberId(), subscription);
-            allTopics.addAll(subscription.topics());
-        }
-        Map<String, Integer> partitionsPerTopic = new TreeMap<>();
-        for (String topic : allTopics) {
-            OptionalInt count = topicMetadata.partitionCount(topic);
-            if (count.isPresent()) {
-                partitionsPerTopic.put(topic, count.getAsInt());
-            } else {
-                LOG.warn("group {}: no partition count known for topic {}; it is not assigned", groupId, topic);
-            }
-        }
-        Map<String, Assignment> assignments = assignor.assign(partitionsPerTopic, subscriptions);
+        Map<String, Assignment> assignments = ClassicLeaderAssignment.assign(groupId, assignor, topicMetadata,
+                joined.response().getMembersList());
         LOG.debug("group {}: leader {} assigned generation {} with {}", groupId, joined.memberId(),
                 joined.generationId(), assignor.name());
         return assignments;
