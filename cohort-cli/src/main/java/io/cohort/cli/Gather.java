@@ -5,7 +5,12 @@ import io.cohort.api.v1.DescribeGroupsResponse;
 import io.cohort.api.v1.ListGroupsResponse;
 import io.cohort.api.v1.NodeStatus;
 import io.cohort.api.v1.PartitionStatus;
+import io.cohort.api.v1.DescribedConsumerGroup;
+import io.cohort.api.v1.ErrorCode;
 import io.cohort.cli.Model.ClusterView;
+import io.cohort.cli.Model.ConsumerGroupDescription;
+import io.cohort.cli.Model.ConsumerMember;
+import io.cohort.cli.Model.DescribedGroup;
 import io.cohort.cli.Model.GroupDescription;
 import io.cohort.cli.Model.GroupListing;
 import io.cohort.cli.Model.Member;
@@ -60,6 +65,62 @@ final class Gather {
         // The node that just answered is the coordinator; ask only if the client forgot it since.
         Coordinator coordinator = client.cachedCoordinator(groupId).orElseGet(() -> client.findCoordinator(groupId));
         return Optional.of(toDescription(group.get(), coordinator));
+    }
+
+    /**
+     * Describes {@code groupId} whichever its protocol: ConsumerGroupDescribe first; a group that is
+     * not a consumer-protocol group (GROUP_ID_NOT_FOUND), or a cluster that does not serve that call
+     * (UNSUPPORTED_VERSION), falls back to the classic DescribeGroups, as Kafka's admin client does.
+     * Empty if the group does not exist.
+     */
+    static Optional<DescribedGroup> describeAnyGroup(CohortClient client, String groupId) {
+        DescribedConsumerGroup consumer = null;
+        try {
+            consumer = client.describeConsumerGroups(List.of(groupId)).get(0);
+        } catch (CohortException e) {
+            if (e.errorCode() != ErrorCode.UNSUPPORTED_VERSION) {
+                throw e;
+            }
+        }
+        if (consumer != null && consumer.getErrorCode() == ErrorCode.NONE) {
+            Coordinator coordinator = client.cachedCoordinator(groupId).orElseGet(() -> client.findCoordinator(groupId));
+            return Optional.of(toConsumerDescription(consumer, coordinator));
+        }
+        if (consumer != null && consumer.getErrorCode() != ErrorCode.GROUP_ID_NOT_FOUND) {
+            throw new CohortException(consumer.getErrorCode(), consumer.getErrorMessage());
+        }
+        return describeGroup(client, groupId).map(g -> g);
+    }
+
+    static ConsumerGroupDescription toConsumerDescription(DescribedConsumerGroup g, Coordinator coordinator) {
+        List<ConsumerMember> members = new ArrayList<>();
+        for (DescribedConsumerGroup.Member m : g.getMembersList()) {
+            members.add(new ConsumerMember(m.getMemberId(), m.hasInstanceId() ? m.getInstanceId() : null,
+                    m.hasRackId() ? m.getRackId() : null, m.getClientId(), m.getClientHost(), m.getMemberEpoch(),
+                    m.getMemberState(), m.getMemberType(), m.getSubscribedTopicNamesList(),
+                    m.hasSubscribedTopicRegex() ? m.getSubscribedTopicRegex() : null,
+                    partitions(m.getAssignmentList()), partitions(m.getTargetAssignmentList())));
+        }
+        return new ConsumerGroupDescription(g.getGroupId(), coordinator, g.getGroupState(), g.getGroupEpoch(),
+                g.getAssignmentEpoch(), g.getAssignorName(), members);
+    }
+
+    /** By topic name; a topic without a name (deleted since) shows its id. */
+    private static List<TopicPartition> partitions(List<DescribedConsumerGroup.DescribedTopicPartitions> topics) {
+        List<TopicPartition> out = new ArrayList<>();
+        for (DescribedConsumerGroup.DescribedTopicPartitions topic : topics) {
+            String name = topic.getTopicName().isEmpty() ? topicIdText(topic.getTopicId()) : topic.getTopicName();
+            topic.getPartitionsList().forEach(p -> out.add(new TopicPartition(name, p)));
+        }
+        return out;
+    }
+
+    private static String topicIdText(com.google.protobuf.ByteString id) {
+        if (id.size() != 16) {
+            return "<topic id " + id.size() + " bytes>";
+        }
+        java.nio.ByteBuffer buffer = id.asReadOnlyByteBuffer();
+        return new java.util.UUID(buffer.getLong(), buffer.getLong()).toString();
     }
 
     static GroupDescription toDescription(DescribeGroupsResponse.Group g, Coordinator coordinator) {

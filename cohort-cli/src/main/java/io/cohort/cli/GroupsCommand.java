@@ -2,7 +2,7 @@ package io.cohort.cli;
 
 import io.cohort.api.v1.ErrorCode;
 import io.cohort.cli.Model.GroupDeletion;
-import io.cohort.cli.Model.GroupDescription;
+import io.cohort.cli.Model.DescribedGroup;
 import io.cohort.client.CohortClient;
 import io.cohort.client.CohortException;
 import java.util.ArrayList;
@@ -70,6 +70,9 @@ final class GroupsCommand implements Runnable {
     @Command(name = "describe",
             description = {"Describes groups (DescribeGroups): coordinator, state, protocol, generation, leader and "
                     + "members with their assignments (decoded for protocol type \"consumer\").",
+                    "A consumer-protocol (KIP-848) group (ConsumerGroupDescribe) shows its group epoch, assignment "
+                            + "epoch, assignor and state, and each member's epoch, state, and current and target "
+                            + "assignment.",
                     "An unknown group is reported on stderr (exit code 1); the others are still described."})
     static final class DescribeGroups extends AdminCommand {
         @Parameters(arity = "1..*", paramLabel = "GROUP", description = "The groups to describe.")
@@ -77,11 +80,11 @@ final class GroupsCommand implements Runnable {
 
         @Override
         int execute(CohortClient client) {
-            List<GroupDescription> described = new ArrayList<>();
+            List<DescribedGroup> described = new ArrayList<>();
             int exit = 0;
             for (String group : new LinkedHashSet<>(groups)) {
                 try {
-                    Optional<GroupDescription> description = Gather.describeGroup(client, group);
+                    Optional<DescribedGroup> description = Gather.describeAnyGroup(client, group);
                     if (description.isPresent()) {
                         described.add(description.get());
                     } else {

@@ -29,7 +29,7 @@ final class Model {
      * @param leaderId the leader's member id, "" if none
      */
     record GroupDescription(String groupId, Coordinator coordinator, String state, String protocolType,
-            String protocol, int generationId, String leaderId, List<Member> members) {
+            String protocol, int generationId, String leaderId, List<Member> members) implements DescribedGroup {
         GroupDescription {
             members = List.copyOf(members);
         }
@@ -46,6 +46,44 @@ final class Model {
             List<TopicPartition> assignment) {
         Member {
             assignment = assignment == null ? null : List.copyOf(assignment);
+        }
+    }
+
+    /** One group of {@code groups describe}, of either protocol, printed in the order asked. */
+    sealed interface DescribedGroup permits GroupDescription, ConsumerGroupDescription {
+        String groupId();
+    }
+
+    /**
+     * One consumer-protocol (KIP-848) group of {@code groups describe} (ConsumerGroupDescribe).
+     *
+     * @param coordinator the node that answered for the group; null if it could not be told
+     * @param assignmentEpoch the group epoch the target assignment was computed for
+     */
+    record ConsumerGroupDescription(String groupId, Coordinator coordinator, String state, int groupEpoch,
+            int assignmentEpoch, String assignor, List<ConsumerMember> members) implements DescribedGroup {
+        ConsumerGroupDescription {
+            members = List.copyOf(members);
+        }
+    }
+
+    /**
+     * One member of a consumer-protocol group.
+     *
+     * @param instanceId the static instance id; null for a dynamic member
+     * @param rackId null if not given
+     * @param state STABLE, UNREVOKED_PARTITIONS, UNRELEASED_PARTITIONS or UNKNOWN
+     * @param subscribedRegex null without a regex subscription
+     * @param assignment what the member owns now
+     * @param targetAssignment what the coordinator wants it to own
+     */
+    record ConsumerMember(String memberId, String instanceId, String rackId, String clientId, String host,
+            int memberEpoch, String state, String memberType, List<String> subscribedTopics, String subscribedRegex,
+            List<TopicPartition> assignment, List<TopicPartition> targetAssignment) {
+        ConsumerMember {
+            subscribedTopics = List.copyOf(subscribedTopics);
+            assignment = List.copyOf(assignment);
+            targetAssignment = List.copyOf(targetAssignment);
         }
     }
 

@@ -2,6 +2,8 @@ package io.cohort.cli;
 
 import io.cohort.api.v1.ErrorCode;
 import io.cohort.cli.Model.ClusterView;
+import io.cohort.cli.Model.ConsumerGroupDescription;
+import io.cohort.cli.Model.DescribedGroup;
 import io.cohort.cli.Model.GroupCoordinator;
 import io.cohort.cli.Model.GroupDeletion;
 import io.cohort.cli.Model.GroupDescription;
@@ -52,20 +54,22 @@ final class Render {
         return table.render();
     }
 
-    static String groupsDescribe(OutputFormat format, List<GroupDescription> groups) {
+    static String groupsDescribe(OutputFormat format, List<? extends DescribedGroup> groups) {
         if (format == OutputFormat.JSON) {
             List<Object> list = new ArrayList<>();
-            for (GroupDescription g : groups) {
-                list.add(describeJson(g));
+            for (DescribedGroup g : groups) {
+                list.add(g instanceof ConsumerGroupDescription consumer ? ConsumerGroupRender.json(consumer)
+                        : describeJson((GroupDescription) g));
             }
             return Json.write(Json.obj().put("groups", list));
         }
         StringBuilder out = new StringBuilder();
-        for (GroupDescription g : groups) {
+        for (DescribedGroup g : groups) {
             if (out.length() > 0) {
                 out.append('\n');
             }
-            out.append(describeTable(g));
+            out.append(g instanceof ConsumerGroupDescription consumer ? ConsumerGroupRender.table(consumer)
+                    : describeTable((GroupDescription) g));
         }
         return out.toString();
     }
@@ -114,7 +118,7 @@ final class Render {
                 .put("generation_id", g.generationId()).put("leader_id", g.leaderId()).put("members", members);
     }
 
-    private static Json.Obj coordinatorJson(Coordinator c) {
+    static Json.Obj coordinatorJson(Coordinator c) {
         if (c == null) {
             return null;
         }
@@ -161,7 +165,7 @@ final class Render {
     }
 
     /** Partitions by topic, topics in order of first appearance, partitions sorted and distinct. */
-    private static Map<String, List<Integer>> byTopic(List<TopicPartition> partitions) {
+    static Map<String, List<Integer>> byTopic(List<TopicPartition> partitions) {
         Map<String, TreeSet<Integer>> sets = new LinkedHashMap<>();
         for (TopicPartition tp : partitions) {
             sets.computeIfAbsent(tp.topic(), t -> new TreeSet<>()).add(tp.partition());
@@ -307,11 +311,11 @@ final class Render {
 
     // ---------------------------------------------------------------------------------------------
 
-    private static String endpoint(Coordinator c) {
+    static String endpoint(Coordinator c) {
         return c.host().contains(":") ? "[" + c.host() + "]:" + c.port() : c.host() + ":" + c.port();
     }
 
-    private static String orDash(String s) {
+    static String orDash(String s) {
         return s == null || s.isEmpty() ? "-" : s;
     }
 }

@@ -6,10 +6,13 @@ import com.google.protobuf.ByteString;
 import io.cohort.api.v1.ClusterStatusResponse;
 import io.cohort.api.v1.ConsumerAssignment;
 import io.cohort.api.v1.DescribeGroupsResponse;
+import io.cohort.api.v1.DescribedConsumerGroup;
 import io.cohort.api.v1.NodeStatus;
 import io.cohort.api.v1.PartitionStatus;
 import io.cohort.api.v1.TopicPartitions;
 import io.cohort.cli.Model.ClusterView;
+import io.cohort.cli.Model.ConsumerGroupDescription;
+import io.cohort.cli.Model.ConsumerMember;
 import io.cohort.cli.Model.GroupDescription;
 import io.cohort.cli.Model.Member;
 import io.cohort.cli.Model.NodeRow;
@@ -98,6 +101,39 @@ class GatherTest {
                         new Member("m-2", "i-2", "", "", 2, null))));
         assertThat(Render.assignmentText(description.members().get(0))).isEqualTo("orders:0,2");
         assertThat(Render.assignmentText(description.members().get(1))).isEqualTo("<2 bytes>");
+    }
+
+    @Test
+    void testAConsumerProtocolDescriptionNamesTopicsAndKeepsCurrentAndTarget() {
+        java.util.UUID orders = new java.util.UUID(1, 2);
+        java.util.UUID gone = new java.util.UUID(0x1234, 0x5678);
+        DescribedConsumerGroup group = DescribedConsumerGroup.newBuilder().setGroupId("g").setGroupState("Reconciling")
+                .setGroupEpoch(5).setAssignmentEpoch(5).setAssignorName("range")
+                .addMembers(DescribedConsumerGroup.Member.newBuilder().setMemberId("m-1").setInstanceId("i-1")
+                        .setMemberEpoch(4).setClientId("c").setClientHost("/h").addSubscribedTopicNames("orders")
+                        .setMemberState("UNREVOKED_PARTITIONS").setMemberType("consumer")
+                        .addAssignment(topic(orders, "orders", 0, 1))
+                        .addAssignment(topic(gone, "", 7))
+                        .addTargetAssignment(topic(orders, "orders", 1)))
+                .build();
+        Coordinator coordinator = new Coordinator(1, 2, "127.0.0.1", 7102);
+        ConsumerGroupDescription description = Gather.toConsumerDescription(group, coordinator);
+        assertThat(description).isEqualTo(new ConsumerGroupDescription("g", coordinator, "Reconciling", 5, 5, "range",
+                List.of(new ConsumerMember("m-1", "i-1", null, "c", "/h", 4, "UNREVOKED_PARTITIONS", "consumer",
+                        List.of("orders"), null,
+                        List.of(new TopicPartition("orders", 0), new TopicPartition("orders", 1),
+                                // A topic the registry no longer names is shown by its id.
+                                new TopicPartition(gone.toString(), 7)),
+                        List.of(new TopicPartition("orders", 1))))));
+    }
+
+    private static DescribedConsumerGroup.DescribedTopicPartitions topic(java.util.UUID id, String name,
+            Integer... partitions) {
+        java.nio.ByteBuffer bytes = java.nio.ByteBuffer.allocate(16).putLong(id.getMostSignificantBits())
+                .putLong(id.getLeastSignificantBits());
+        return DescribedConsumerGroup.DescribedTopicPartitions.newBuilder()
+                .setTopicId(ByteString.copyFrom(bytes.array())).setTopicName(name)
+                .addAllPartitions(List.of(partitions)).build();
     }
 
     @Test

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cohort.api.v1.ErrorCode;
 import io.cohort.cli.Model.ClusterView;
+import io.cohort.cli.Model.ConsumerGroupDescription;
+import io.cohort.cli.Model.ConsumerMember;
+import io.cohort.cli.Model.DescribedGroup;
 import io.cohort.cli.Model.GroupCoordinator;
 import io.cohort.cli.Model.GroupDeletion;
 import io.cohort.cli.Model.GroupDescription;
@@ -75,6 +78,25 @@ class RenderGoldenTest {
         List<GroupDescription> groups = List.of(consumer, connect, empty);
         assertGolden("groups-describe.txt", Render.groupsDescribe(OutputFormat.TABLE, groups));
         assertGolden("groups-describe.json", Render.groupsDescribe(OutputFormat.JSON, groups));
+    }
+
+    @Test
+    void testGroupsDescribeOfAConsumerProtocolGroupBesideAClassicOne() {
+        ConsumerGroupDescription reconciling = new ConsumerGroupDescription("orders-kip848", NODE_2, "Reconciling", 12,
+                12, "uniform", List.of(
+                        new ConsumerMember("5b2a7c1e-1111-4a55-9e0b-3c4d5e6f7a81", null, "rack-a", "consumer-1",
+                                "/10.0.0.1", 11, "UNREVOKED_PARTITIONS", "consumer", List.of("audit", "orders"), null,
+                                List.of(tp("orders", 0), tp("orders", 1), tp("orders", 2), tp("audit", 0)),
+                                List.of(tp("orders", 0), tp("orders", 1), tp("audit", 0))),
+                        new ConsumerMember("9c0d1e2f-2222-4b66-8f1a-4d5e6f7a8b92", "instance-b", null, "consumer-2",
+                                "/10.0.0.2", 12, "UNRELEASED_PARTITIONS", "consumer", List.of(), "orders|audit",
+                                List.of(tp("orders", 3)), List.of(tp("orders", 2), tp("orders", 3)))));
+        ConsumerGroupDescription empty = new ConsumerGroupDescription("idle-kip848", NODE_1, "Empty", 3, 3, "range",
+                List.of());
+        GroupDescription classic = new GroupDescription("billing", NODE_3, "Empty", "", "", 0, "", List.of());
+        List<DescribedGroup> groups = List.of(reconciling, classic, empty);
+        assertGolden("groups-describe-consumer.txt", Render.groupsDescribe(OutputFormat.TABLE, groups));
+        assertGolden("groups-describe-consumer.json", Render.groupsDescribe(OutputFormat.JSON, groups));
     }
 
     @Test

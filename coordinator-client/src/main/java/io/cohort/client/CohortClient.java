@@ -115,6 +115,8 @@ public final class CohortClient implements AutoCloseable {
     private final Object topologyLock = new Object();
     private volatile Topology topology;
     private volatile boolean closed;
+    /** The consumer protocol's calls (KIP-848), kept apart from the classic ones. */
+    private final ConsumerGroupCalls consumerGroups = new ConsumerGroupCalls(this);
 
     /** What the client knows of the cluster's shape. */
     private record Topology(int partitionCount, Map<Integer, Endpoint> nodes) {
@@ -248,6 +250,28 @@ public final class CohortClient implements AutoCloseable {
         return groupCall(request.getGroupId(), requestTimeout, budget,
                 (stub) -> stub.offsetCommit(request),
                 r -> new Routing(firstPartitionError(r), r.hasLeaderHint() ? r.getLeaderHint() : null));
+    }
+
+    /**
+     * ConsumerGroupHeartbeat (KIP-848), routed and retried like {@link #heartbeat}; see
+     * {@link ConsumerGroupCalls#heartbeat}.
+     */
+    public io.cohort.api.v1.ConsumerGroupHeartbeatResponse consumerGroupHeartbeat(
+            io.cohort.api.v1.ConsumerGroupHeartbeatRequest request, Duration budget) {
+        return consumerGroups.heartbeat(request, budget);
+    }
+
+    /**
+     * Describes consumer-protocol groups (ConsumerGroupDescribe), one entry per distinct group id
+     * in order; a classic or unknown group's entry has GROUP_ID_NOT_FOUND. See
+     * {@link ConsumerGroupCalls#describe}.
+     */
+    public List<io.cohort.api.v1.DescribedConsumerGroup> describeConsumerGroups(List<String> groupIds) {
+        return consumerGroups.describe(groupIds);
+    }
+
+    ConsumerGroupCalls consumerGroupCalls() {
+        return consumerGroups;
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -732,7 +756,7 @@ public final class CohortClient implements AutoCloseable {
     // Call machinery
 
     /** What a response says about routing. */
-    private record Routing(ErrorCode code, NodeEndpoint hint) {
+    record Routing(ErrorCode code, NodeEndpoint hint) {
     }
 
     private static Routing routingOf(ErrorCode code, NodeEndpoint hint) {
@@ -740,7 +764,7 @@ public final class CohortClient implements AutoCloseable {
     }
 
     @FunctionalInterface
-    private interface StubCall<R> {
+    interface StubCall<R> {
         R call(GroupCoordinatorGrpc.GroupCoordinatorBlockingStub stub);
     }
 
@@ -753,7 +777,7 @@ public final class CohortClient implements AutoCloseable {
         return ErrorCode.NONE;
     }
 
-    private static void throwIfError(ErrorCode code, String message, String what) {
+    static void throwIfError(ErrorCode code, String message, String what) {
         if (code != ErrorCode.NONE) {
             throw new CohortException(code, what + (message.isEmpty() ? "" : ": " + message));
         }
@@ -763,7 +787,7 @@ public final class CohortClient implements AutoCloseable {
      * Sends a group call to the group's coordinator, re-routing and retrying routing errors and
      * transport failures until {@code budget} runs out.
      */
-    private <R> R groupCall(String groupId, Duration attemptTimeout, Duration budget, StubCall<R> call,
+    <R> R groupCall(String groupId, Duration attemptTimeout, Duration budget, StubCall<R> call,
             Function<R, Routing> routing) {
         long deadline = deadlineAfter(budget);
         int partition = partitionFor(groupId);
@@ -917,7 +941,7 @@ public final class CohortClient implements AutoCloseable {
     }
 
     /** Tries nodes in turn until {@code call} returns non-null or the budget runs out. */
-    private <R> R anyNodeCall(Function<Endpoint, R> call, String what) {
+    <R> R anyNodeCall(Function<Endpoint, R> call, String what) {
         long deadline = deadlineAfter(apiTimeout);
         RuntimeException lastFailure = null;
         for (int attempt = 0;; attempt++) {
@@ -1040,7 +1064,7 @@ public final class CohortClient implements AutoCloseable {
      * (it was named coordinator, or it is next in the bootstrap list) and paces its own retries, so
      * each call is a reason to try the connection now.
      */
-    private ManagedChannel channel(Endpoint endpoint) {
+    ManagedChannel channel(Endpoint endpoint) {
         checkOpen();
         ManagedChannel channel = channels.computeIfAbsent(endpoint, e -> {
             io.grpc.ManagedChannelBuilder<?> builder = Grpc.newChannelBuilderForAddress(e.host(), e.port(), credentials)

@@ -1,0 +1,645 @@
+package io.cohort.client;
+
+import io.cohort.api.v1.ErrorCode;
+import io.cohort.api.v1.HeartbeatRequest;
+import io.cohort.api.v1.HeartbeatResponse;
+import io.cohort.api.v1.JoinGroupRequest;
+import io.cohort.api.v1.JoinGroupResponse;
+import io.cohort.api.v1.LeaveGroupRequest;
+import io.cohort.api.v1.SyncGroupRequest;
+import io.cohort.api.v1.SyncGroupResponse;
+import io.cohort.client.assignor.Assignment;
+import io.cohort.client.assignor.ConsumerPartitionAssignor;
+import io.cohort.client.assignor.RebalanceProtocol;
+import io.cohort.client.assignor.Subscription;
+import io.cohort.client.internal.ConsumerProtocol;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The classic group protocol's membership loop, as Kafka's {@code AbstractCoordinator} and
+ * {@code ConsumerCoordinator}: JoinGroup (with the MEMBER_ID_REQUIRED round trip), the
+ * client-side assignor when this member leads, SyncGroup, and a background heartbeat thread.
+ *
+ * <p>The heartbeat thread beats every {@code heartbeatInterval} from one interval after each
+ * JoinGroup answer, through the sync phase and while stable ({@link HeartbeatSchedule}); when the
+ * coordinator answers REBALANCE_IN_PROGRESS to a stable member the next poll rejoins, and when it
+ * answers UNKNOWN_MEMBER_ID or ILLEGAL_GENERATION the next poll reports the partitions lost and
+ * rejoins. If poll is not called for the rebalance timeout (Kafka's max.poll.interval.ms), the
+ * heartbeat thread leaves the group, as Kafka's does.
+ *
+ * <p>A coordinator failover in any phase is absorbed by the client's retries: a parked JoinGroup
+ * or SyncGroup that ends with NOT_COORDINATOR is resent to the new coordinator with the same member
+ * id, and the replicated group state answers it as the old one would have.
+ */
+final class ClassicMembership extends Membership {
+    private static final Logger LOG = LoggerFactory.getLogger(ClassicMembership.class);
+    private static final String PROTOCOL_TYPE = "consumer";
+    /** Kafka's client waits this much beyond the rebalance timeout for a JoinGroup answer. */
+    private static final Duration JOIN_GRACE = Duration.ofSeconds(5);
+
+    private enum State { UNJOINED, REBALANCING, STABLE, CLOSED }
+
+    private final List<String> topics;
+    private final TopicMetadata topicMetadata;
+    private final List<ConsumerPartitionAssignor> assignors;
+    private final RebalanceProtocol rebalanceProtocol;
+    private final Duration sessionTimeout;
+    private final Duration rebalanceTimeout;
+    private final Duration heartbeatInterval;
+    private final Optional<String> groupInstanceId;
+    private final Optional<String> rackId;
+    private final String clientHost;
+
+    private State state = State.UNJOINED;
+    /** When the heartbeat thread sends next; waits on {@link #lock}, which is notified when it changes. */
+    private final HeartbeatSchedule heartbeats;
+    private String memberId = "";
+    /** The generation of the last JoinGroup answer: what JoinGroup, SyncGroup and Heartbeat carry. */
+    private int generationId = Subscription.NO_GENERATION;
+    /** The generation the owned partitions were assigned in: what commits carry; -1 while fenced. */
+    private int assignmentGeneration = Subscription.NO_GENERATION;
+    private String protocolName = "";
+    private boolean leader;
+    private boolean rejoinNeeded = true;
+    /** Set by the heartbeat thread or a commit when the generation is gone: report lost, then rejoin. */
+    private boolean generationLost;
+    /**
+     * Poll thread only: whether the last failed join or sync may be retried at once. As Kafka's
+     * AbstractCoordinator: after UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION or REBALANCE_IN_PROGRESS the
+     * member rejoins without backing off (the coordinator is fine, the member's view is stale);
+     * after a failure to reach the coordinator it backs off.
+     */
+    private boolean rejoinAtOnce;
+    private long lastPollNanos = System.nanoTime();
+
+    private final Thread heartbeatThread;
+
+    ClassicMembership(MemberConfig config, TopicMetadata topicMetadata, List<ConsumerPartitionAssignor> assignors,
+            Duration sessionTimeout, Duration heartbeatInterval) {
+        super(config);
+        this.topics = config.topics();
+        this.topicMetadata = topicMetadata;
+        this.assignors = List.copyOf(assignors);
+        this.rebalanceProtocol = commonProtocol(this.assignors);
+        this.sessionTimeout = sessionTimeout;
+        this.rebalanceTimeout = config.rebalanceTimeout();
+        this.heartbeatInterval = heartbeatInterval != null ? heartbeatInterval : sessionTimeout.dividedBy(3);
+        this.heartbeats = new HeartbeatSchedule(this.heartbeatInterval);
+        this.groupInstanceId = config.groupInstanceId();
+        this.rackId = config.rackId();
+        this.clientHost = config.clientHost();
+        this.heartbeatThread = daemon(this::heartbeatLoop, "cohort-" + groupId + "-" + client.clientId() + "-heartbeat");
+        this.heartbeatThread.start();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // What the facade asks
+
+    @Override
+    void pollOnce(long deadlineNanos) {
+        synchronized (lock) {
+            lastPollNanos = System.nanoTime();
+        }
+        reportLostPartitionsIfFenced();
+        if (needsRejoin()) {
+            joinAndSync();
+        }
+        synchronized (lock) {
+            lastPollNanos = System.nanoTime();
+        }
+    }
+
+    @Override
+    boolean pollWorkPending() {
+        return needsRejoin();
+    }
+
+    /** Whether the poll loop must go on: the member is not (yet, or any more) stable in a generation. */
+    private boolean needsRejoin() {
+        synchronized (lock) {
+            ensureOpen();
+            return rejoinNeeded || state != State.STABLE;
+        }
+    }
+
+    @Override
+    boolean rebalanceNeededLocked() {
+        return rejoinNeeded || generationLost || state != State.STABLE || fatal != null;
+    }
+
+    @Override
+    String memberId() {
+        synchronized (lock) {
+            return memberId;
+        }
+    }
+
+    @Override
+    int commitGeneration() {
+        synchronized (lock) {
+            return assignmentGeneration;
+        }
+    }
+
+    @Override
+    boolean closedLocked() {
+        return state == State.CLOSED;
+    }
+
+    boolean isLeader() {
+        synchronized (lock) {
+            return leader;
+        }
+    }
+
+    String protocolName() {
+        synchronized (lock) {
+            return protocolName;
+        }
+    }
+
+    RebalanceProtocol rebalanceProtocol() {
+        return rebalanceProtocol;
+    }
+
+    @Override
+    RuntimeException onCommitFailed(CohortException e, CommitTarget target) {
+        ErrorCode code = e.errorCode();
+        if (code == ErrorCode.UNKNOWN_MEMBER_ID || code == ErrorCode.ILLEGAL_GENERATION
+                || code == ErrorCode.FENCED_INSTANCE_ID) {
+            onFenced(code, target.generationOrEpoch(), target.memberId(), "commit");
+            return new CommitFailedException(code, e.getMessage());
+        }
+        if (code == ErrorCode.REBALANCE_IN_PROGRESS) {
+            requestRejoin("commit answered REBALANCE_IN_PROGRESS");
+            return new CommitFailedException(code, e.getMessage());
+        }
+        return e;
+    }
+
+    @Override
+    void reportLostPartitionsIfFenced() {
+        boolean lost;
+        synchronized (lock) {
+            lost = generationLost;
+            generationLost = false;
+        }
+        if (lost && !owned.isEmpty()) {
+            Set<TopicPartition> gone = owned;
+            owned = Set.of();
+            LOG.info("group {}: lost {} partitions (no longer in the current generation)", groupId, gone.size());
+            listener.onPartitionsLost(sorted(gone));
+        }
+    }
+
+    @Override
+    void stop() {
+        synchronized (lock) {
+            state = State.CLOSED;
+            lock.notifyAll();
+        }
+        heartbeatThread.interrupt();
+    }
+
+    /** A static member does not leave: its instance id keeps its place until the session times out, as in Kafka. */
+    @Override
+    void leave() {
+        if (groupInstanceId.isEmpty()) {
+            leaveGroup("the member is closing");
+        }
+    }
+
+    private void leaveGroup(String reason) {
+        String member = memberId();
+        if (member.isEmpty()) {
+            return;
+        }
+        try {
+            client.leaveGroup(LeaveGroupRequest.newBuilder().setGroupId(groupId).addMembers(LeaveGroupRequest.Member
+                    .newBuilder().setMemberId(member).setReason(reason)).build(), client.requestTimeout().multipliedBy(2));
+        } catch (RuntimeException e) {
+            // The session timeout removes the member anyway.
+            LOG.info("group {}: LeaveGroup for {} failed: {}", groupId, member, e.getMessage());
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Join and sync (poll thread)
+
+    /** One rebalance from this member's side: prepare, join, (assign,) sync, and apply the assignment. */
+    private void joinAndSync() {
+        onJoinPrepare();
+        int attempt = 0;
+        while (true) {
+            ensureNotFatal();
+            // Every attempt is a rejoin from scratch: a failed one may have reset the generation
+            // (state UNJOINED), and a generation completed from there must still end STABLE.
+            synchronized (lock) {
+                state = State.REBALANCING;
+                rejoinNeeded = false;
+                heartbeats.disable();
+            }
+            JoinOutcome joined = join();
+            if (joined == null) {
+                reportLostPartitionsIfFenced();
+                backoffUnlessRejoinAtOnce(attempt++);
+                continue;
+            }
+            Optional<Assignment> assignment = sync(joined);
+            if (assignment.isPresent() && !stillIn(joined)) {
+                // A heartbeat of the sync phase was told UNKNOWN_MEMBER_ID or ILLEGAL_GENERATION and
+                // reset the generation meanwhile (Kafka's joinGroupIfNeeded: "the generation/state was
+                // modified by heartbeat thread"): this assignment is void, join again.
+                LOG.info("group {}: generation {} ended during its sync; rejoining", groupId, joined.generationId());
+                rejoinAtOnce = true;
+                assignment = Optional.empty();
+            }
+            if (assignment.isEmpty()) {
+                reportLostPartitionsIfFenced();
+                backoffUnlessRejoinAtOnce(attempt++);
+                continue;
+            }
+            onJoinComplete(joined, assignment.get());
+            return;
+        }
+    }
+
+    /** Whether the member is still in the generation {@code joined} gave it. */
+    private boolean stillIn(JoinOutcome joined) {
+        synchronized (lock) {
+            return generationId == joined.generationId() && memberId.equals(joined.memberId());
+        }
+    }
+
+    private void onJoinPrepare() {
+        // Kafka commits consumed positions before giving partitions up, so the next owner starts there.
+        config.autoCommitBeforeRevoke().accept("commit before rebalance");
+        reportLostPartitionsIfFenced();
+        if (rebalanceProtocol == RebalanceProtocol.EAGER && !owned.isEmpty()) {
+            Set<TopicPartition> revoked = owned;
+            owned = Set.of();
+            listener.onPartitionsRevoked(sorted(revoked));
+        }
+    }
+
+    /** What a successful JoinGroup told this member. */
+    private record JoinOutcome(int generationId, String memberId, String protocolName, boolean leader,
+            boolean skipAssignment, JoinGroupResponse response) {
+    }
+
+    /**
+     * Sends JoinGroup until the join phase completes for this member. Returns null when the member
+     * must back off and join again (its generation or member id was reset, or the coordinator was
+     * unreachable for the whole budget).
+     */
+    private JoinOutcome join() {
+        rejoinAtOnce = false;
+        while (true) {
+            String member;
+            int ownedGeneration;
+            synchronized (lock) {
+                member = memberId;
+                ownedGeneration = assignmentGeneration;
+            }
+            JoinGroupRequest.Builder request = JoinGroupRequest.newBuilder().setGroupId(groupId)
+                    .setSessionTimeoutMs(millis(sessionTimeout)).setRebalanceTimeoutMs(millis(rebalanceTimeout))
+                    .setMemberId(member).setProtocolType(PROTOCOL_TYPE).setClientId(client.clientId())
+                    .setClientHost(clientHost);
+            groupInstanceId.ifPresent(request::setGroupInstanceId);
+            for (ConsumerPartitionAssignor assignor : assignors) {
+                Subscription subscription = new Subscription(topics, assignor.subscriptionUserData(Set.copyOf(topics)),
+                        List.copyOf(owned), owned.isEmpty() ? Subscription.NO_GENERATION : ownedGeneration,
+                        groupInstanceId, rackId);
+                request.addProtocols(JoinGroupRequest.Protocol.newBuilder().setName(assignor.name())
+                        .setMetadata(ConsumerProtocol.encode(subscription).toByteString()));
+            }
+            Duration attemptTimeout = rebalanceTimeout.plus(JOIN_GRACE);
+            JoinGroupResponse response;
+            long sentNanos = System.nanoTime();
+            try {
+                response = client.joinGroup(request.build(), attemptTimeout, attemptTimeout.plus(client.apiTimeout()));
+            } catch (CohortException e) {
+                if (!e.retriable()) {
+                    throw fail(e);
+                }
+                LOG.info("group {}: join failed, will retry: {}", groupId, e.getMessage());
+                return null;
+            }
+            ErrorCode code = response.getErrorCode();
+            LOG.debug("group {}: JoinGroup as '{}' answered {} (generation {}) after {} us", groupId, member, code,
+                    response.getGenerationId(), (System.nanoTime() - sentNanos) / 1_000);
+            switch (code) {
+                case NONE -> {
+                    synchronized (lock) {
+                        memberId = response.getMemberId();
+                        generationId = response.getGenerationId();
+                        protocolName = response.getProtocolName();
+                        leader = response.getLeader().equals(memberId);
+                        // In a generation now: heartbeat from one interval on, through the sync (Kafka:
+                        // the heartbeat thread is enabled, its timer reset, on the JoinGroup answer).
+                        heartbeats.onJoined(System.nanoTime());
+                        lock.notifyAll();
+                    }
+                    return new JoinOutcome(response.getGenerationId(), response.getMemberId(),
+                            response.getProtocolName(), response.getLeader().equals(response.getMemberId()),
+                            response.getSkipAssignment(), response);
+                }
+                case MEMBER_ID_REQUIRED -> {
+                    // KIP-394: the coordinator minted our id; join again with it at once.
+                    synchronized (lock) {
+                        memberId = response.getMemberId();
+                    }
+                }
+                case UNKNOWN_MEMBER_ID -> {
+                    resetGeneration(true, "join answered " + code);
+                    rejoinAtOnce = rejoinsAtOnce(code);
+                    return null;
+                }
+                case ILLEGAL_GENERATION -> {
+                    resetGeneration(false, "join answered " + code);
+                    rejoinAtOnce = rejoinsAtOnce(code);
+                    return null;
+                }
+                case REBALANCE_IN_PROGRESS -> {
+                    // Not returned by JoinGroup today; rejoining is the right reaction if it ever is.
+                }
+                default -> {
+                    if (ErrorCodes.isRetriable(code)) {
+                        LOG.info("group {}: join answered {}, will retry", groupId, code);
+                        return null;
+                    }
+                    throw fail(new CohortException(code, "joining group '" + groupId + "': "
+                            + response.getErrorMessage()));
+                }
+            }
+        }
+    }
+
+    /** Sends SyncGroup (with the assignment if leader). Empty when the member must join again. */
+    private Optional<Assignment> sync(JoinOutcome joined) {
+        rejoinAtOnce = false;
+        SyncGroupRequest.Builder request = SyncGroupRequest.newBuilder().setGroupId(groupId)
+                .setGenerationId(joined.generationId()).setMemberId(joined.memberId())
+                .setProtocolType(PROTOCOL_TYPE).setProtocolName(joined.protocolName());
+        groupInstanceId.ifPresent(request::setGroupInstanceId);
+        if (joined.leader() && !joined.skipAssignment()) {
+            assign(joined).forEach((member, assignment) -> request.addAssignments(SyncGroupRequest.Assignment
+                    .newBuilder().setMemberId(member).setAssignment(ConsumerProtocol.encode(assignment).toByteString())));
+        }
+        Duration attemptTimeout = rebalanceTimeout.plus(JOIN_GRACE);
+        SyncGroupResponse response;
+        long sentNanos = System.nanoTime();
+        try {
+            response = client.syncGroup(request.build(), attemptTimeout, attemptTimeout.plus(client.apiTimeout()));
+        } catch (CohortException e) {
+            if (!e.retriable()) {
+                throw fail(e);
+            }
+            LOG.info("group {}: sync failed, will rejoin: {}", groupId, e.getMessage());
+            return Optional.empty();
+        }
+        ErrorCode code = response.getErrorCode();
+        LOG.debug("group {}: SyncGroup of generation {} answered {} after {} us", groupId, joined.generationId(), code,
+                (System.nanoTime() - sentNanos) / 1_000);
+        switch (code) {
+            case NONE -> {
+                return Optional.of(ConsumerProtocol.decodeAssignment(response.getAssignment()));
+            }
+            case UNKNOWN_MEMBER_ID -> resetGeneration(true, "sync answered " + code);
+            case ILLEGAL_GENERATION -> resetGeneration(false, "sync answered " + code);
+            default -> {
+                if (!ErrorCodes.isRetriable(code)) {
+                    throw fail(new CohortException(code, "syncing group '" + groupId + "': " + response.getErrorMessage()));
+                }
+                // REBALANCE_IN_PROGRESS (a new rebalance began) or a routing error outlasting the budget.
+                LOG.info("group {}: sync answered {}, rejoining", groupId, code);
+            }
+        }
+        rejoinAtOnce = rejoinsAtOnce(code);
+        return Optional.empty();
+    }
+
+    /** The leader's assignment of every member, by the selected assignor. */
+    private Map<String, Assignment> assign(JoinOutcome joined) {
+        ConsumerPartitionAssignor assignor = assignors.stream().filter(a -> a.name().equals(joined.protocolName()))
+                .findFirst().orElseThrow(() -> fail(new CohortException(ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
+                        "the coordinator selected assignor '" + joined.protocolName() + "', which this member lacks")));
+        Map<String, Assignment> assignments = ClassicLeaderAssignment.assign(groupId, assignor, topicMetadata,
+                joined.response().getMembersList());
+        LOG.debug("group {}: leader {} assigned generation {} with {}", groupId, joined.memberId(),
+                joined.generationId(), assignor.name());
+        return assignments;
+    }
+
+    private void onJoinComplete(JoinOutcome joined, Assignment assignment) {
+        Set<TopicPartition> assigned = new TreeSet<>(assignment.partitions());
+        Set<TopicPartition> before = owned;
+        Set<TopicPartition> revoked = new TreeSet<>(before);
+        revoked.removeAll(assigned);
+        Set<TopicPartition> added = new TreeSet<>(assigned);
+        added.removeAll(before);
+        synchronized (lock) {
+            assignmentGeneration = joined.generationId();
+        }
+        assignors.stream().filter(a -> a.name().equals(joined.protocolName())).findFirst()
+                .ifPresent(a -> a.onAssignment(assignment, joined.generationId()));
+        boolean revokeFirst = !revoked.isEmpty();
+        if (revokeFirst) {
+            // Cooperative: give up what moved, then rejoin so the new owners get it (KIP-429).
+            Set<TopicPartition> kept = new TreeSet<>(before);
+            kept.retainAll(assigned);
+            owned = Set.copyOf(kept);
+            listener.onPartitionsRevoked(List.copyOf(revoked));
+        }
+        owned = Set.copyOf(assigned);
+        synchronized (lock) {
+            if (state == State.REBALANCING) {
+                state = State.STABLE;
+            }
+            if (revokeFirst) {
+                rejoinNeeded = true;
+            }
+        }
+        LOG.info("group {}: member {} in generation {} owns {} partitions ({} added, {} revoked)", groupId,
+                joined.memberId(), joined.generationId(), assigned.size(), added.size(), revoked.size());
+        listener.onPartitionsAssigned(List.copyOf(added));
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Heartbeats (background thread)
+
+    private void heartbeatLoop() {
+        while (true) {
+            String member;
+            int generation;
+            boolean pollOverdue;
+            synchronized (lock) {
+                try {
+                    if (!awaitHeartbeatDue()) {
+                        return;
+                    }
+                } catch (InterruptedException e) {
+                    return;
+                }
+                heartbeats.onSent(System.nanoTime());
+                member = memberId;
+                generation = generationId;
+                pollOverdue = state == State.STABLE && System.nanoTime() - lastPollNanos > rebalanceTimeout.toNanos();
+            }
+            if (pollOverdue) {
+                // Kafka's max.poll.interval.ms: an application that stopped polling gives its partitions up.
+                LOG.warn("group {}: poll not called for {} ms; leaving the group", groupId, rebalanceTimeout.toMillis());
+                leaveGroup("poll interval exceeded");
+                resetGeneration(true, "poll interval exceeded");
+                continue;
+            }
+            HeartbeatRequest.Builder request = HeartbeatRequest.newBuilder().setGroupId(groupId)
+                    .setGenerationId(generation).setMemberId(member);
+            groupInstanceId.ifPresent(request::setGroupInstanceId);
+            HeartbeatResponse response;
+            try {
+                response = client.heartbeat(request.build(), heartbeatInterval.plus(client.requestTimeout()));
+            } catch (InterruptException e) {
+                return; // close() stops the thread
+            } catch (CohortException | IllegalStateException e) {
+                LOG.debug("group {}: heartbeat failed: {}", groupId, e.getMessage());
+                continue;
+            } catch (RuntimeException e) {
+                LOG.warn("group {}: heartbeat failed unexpectedly", groupId, e);
+                continue;
+            }
+            switch (response.getErrorCode()) {
+                case NONE -> { }
+                case REBALANCE_IN_PROGRESS -> requestRejoinIfStable(generation, member);
+                case UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION, FENCED_INSTANCE_ID ->
+                        onFenced(response.getErrorCode(), generation, member, "heartbeat");
+                default -> LOG.debug("group {}: heartbeat answered {}", groupId, response.getErrorCode());
+            }
+        }
+    }
+
+    /**
+     * Holding {@link #lock}: waits until a heartbeat is due (the member is in a generation and the
+     * interval since the JoinGroup answer or the last heartbeat has passed); false once closed.
+     */
+    private boolean awaitHeartbeatDue() throws InterruptedException {
+        while (true) {
+            if (state == State.CLOSED) {
+                return false;
+            }
+            long dueInNanos = fatal != null ? Long.MAX_VALUE : heartbeats.nanosUntilDue(System.nanoTime());
+            if (dueInNanos <= 0) {
+                return true;
+            }
+            if (dueInNanos == Long.MAX_VALUE) {
+                lock.wait();
+            } else {
+                TimeUnit.NANOSECONDS.timedWait(lock, dueInNanos);
+            }
+        }
+    }
+
+    /**
+     * A heartbeat was answered REBALANCE_IN_PROGRESS: a stable member rejoins. During its own sync
+     * phase the member ignores it (as Kafka's does): the sync is answered REBALANCE_IN_PROGRESS
+     * too if the new rebalance began before it completed, and a flag set now would make the member
+     * rejoin once more after a rebalance that already included it.
+     */
+    private void requestRejoinIfStable(int generation, String member) {
+        synchronized (lock) {
+            if (state == State.STABLE && generation == generationId && member.equals(memberId)) {
+                LOG.debug("group {}: heartbeat of generation {} answered REBALANCE_IN_PROGRESS; rejoining", groupId,
+                        generation);
+                rejoinNeeded = true;
+                lock.notifyAll();
+            }
+        }
+    }
+
+    private void requestRejoin(String why) {
+        synchronized (lock) {
+            LOG.debug("group {}: rejoin requested: {}", groupId, why);
+            rejoinNeeded = true;
+            lock.notifyAll();
+        }
+    }
+
+    /** The coordinator no longer knows (generation, member): unless that is stale news, reset and rejoin. */
+    private void onFenced(ErrorCode code, int generation, String member, String what) {
+        synchronized (lock) {
+            // Stale news: the member has joined again since the call was sent.
+            if (generation != generationId || !member.equals(memberId)) {
+                return;
+            }
+            if (code == ErrorCode.FENCED_INSTANCE_ID) {
+                fatal = new CohortException(code, "another member joined group '" + groupId + "' with instance id "
+                        + groupInstanceId.orElse("") + "; this one is fenced");
+                lock.notifyAll();
+                return;
+            }
+        }
+        resetGeneration(code == ErrorCode.UNKNOWN_MEMBER_ID, what + " answered " + code);
+    }
+
+    /**
+     * Forgets the generation (and the member id if {@code resetMemberId}), as Kafka's
+     * resetStateAndGeneration: the owned partitions are reported lost on the poll thread, and the
+     * member joins again.
+     */
+    private void resetGeneration(boolean resetMemberId, String why) {
+        synchronized (lock) {
+            LOG.info("group {}: member {} resets generation {}: {}", groupId, memberId, generationId, why);
+            generationId = Subscription.NO_GENERATION;
+            assignmentGeneration = Subscription.NO_GENERATION;
+            if (resetMemberId) {
+                memberId = "";
+            }
+            leader = false;
+            heartbeats.disable();
+            if (state != State.CLOSED) {
+                state = State.UNJOINED;
+            }
+            rejoinNeeded = true;
+            generationLost = true;
+            lock.notifyAll();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Rules
+
+    /** Whether a join or sync that failed with {@code code} is retried without backing off (see {@link #rejoinAtOnce}). */
+    static boolean rejoinsAtOnce(ErrorCode code) {
+        return code == ErrorCode.UNKNOWN_MEMBER_ID || code == ErrorCode.ILLEGAL_GENERATION
+                || code == ErrorCode.REBALANCE_IN_PROGRESS;
+    }
+
+    /** Waits before rejoin attempt {@code attempt} with the client's backoff, unless {@link #rejoinAtOnce}. */
+    private void backoffUnlessRejoinAtOnce(int attempt) {
+        if (!rejoinAtOnce) {
+            backoff(attempt);
+        }
+    }
+
+    /** Kafka's rule: the highest protocol every configured assignor supports. */
+    static RebalanceProtocol commonProtocol(List<ConsumerPartitionAssignor> assignors) {
+        Set<RebalanceProtocol> common = EnumSet.allOf(RebalanceProtocol.class);
+        for (ConsumerPartitionAssignor assignor : assignors) {
+            common.retainAll(assignor.supportedProtocols());
+        }
+        if (common.isEmpty()) {
+            throw new IllegalArgumentException("the assignors " + assignors.stream().map(ConsumerPartitionAssignor::name)
+                    .toList() + " share no rebalance protocol");
+        }
+        return common.contains(RebalanceProtocol.COOPERATIVE) ? RebalanceProtocol.COOPERATIVE : RebalanceProtocol.EAGER;
+    }
+}

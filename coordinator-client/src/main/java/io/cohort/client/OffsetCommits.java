@@ -1,0 +1,173 @@
+package io.cohort.client;
+
+import io.cohort.api.v1.ErrorCode;
+import io.cohort.api.v1.OffsetCommitResponse;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A member's offset commits, for both protocols: sync and async commits sent one at a time in the
+ * order they were made (so a retried commit can never overwrite a newer one), each carrying the
+ * {@link Membership.CommitTarget} of the moment it was made (the classic generation, or the
+ * consumer protocol's member epoch), and auto-commit of the positions recorded with
+ * {@link GroupMember#markProcessed}. What a refusal means is the membership's to say.
+ */
+final class OffsetCommits {
+    private static final Logger LOG = LoggerFactory.getLogger(OffsetCommits.class);
+
+    private final CohortClient client;
+    private final String groupId;
+    private final Optional<String> groupInstanceId;
+    private final Membership membership;
+    private final Duration autoCommitInterval;
+    /** Positions to auto-commit (the next offset to process), by partition; poll thread only. */
+    private final Map<TopicPartition, OffsetAndMetadata> positions = new HashMap<>();
+    private long nextAutoCommitNanos;
+    /** Sends commits one at a time, in submission order. */
+    private final ExecutorService committer;
+
+    OffsetCommits(CohortClient client, String groupId, Optional<String> groupInstanceId, Membership membership,
+            Duration autoCommitInterval) {
+        this.client = client;
+        this.groupId = groupId;
+        this.groupInstanceId = groupInstanceId;
+        this.membership = membership;
+        this.autoCommitInterval = autoCommitInterval;
+        this.nextAutoCommitNanos = System.nanoTime() + (autoCommitInterval == null ? 0 : autoCommitInterval.toNanos());
+        String name = "cohort-" + groupId + "-" + client.clientId() + "-committer";
+        // One worker keeps the order; it ends when idle, so that members that rarely commit (or
+        // many members in one JVM) hold no thread for it.
+        ThreadPoolExecutor serial = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                r -> Membership.daemon(r, name));
+        serial.allowCoreThreadTimeOut(true);
+        this.committer = serial;
+    }
+
+    boolean autoCommitEnabled() {
+        return autoCommitInterval != null;
+    }
+
+    void markProcessed(TopicPartition partition, long nextOffset) {
+        positions.put(partition, new OffsetAndMetadata(nextOffset));
+    }
+
+    void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets) {
+        CompletableFuture<Void> commit = commitAsync(offsets);
+        try {
+            commit.get(client.apiTimeout().plus(client.requestTimeout()).toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            throw new InterruptException(e);
+        } catch (TimeoutException e) {
+            throw new CohortException(ErrorCode.REQUEST_TIMED_OUT, "commit for group '" + groupId + "' not answered");
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException cause) {
+                throw cause;
+            }
+            throw new CohortException(ErrorCode.UNKNOWN_SERVER_ERROR, "commit failed", e.getCause());
+        }
+    }
+
+    CompletableFuture<Void> commitAsync(Map<TopicPartition, OffsetAndMetadata> offsets) {
+        Map<TopicPartition, OffsetAndMetadata> copy = new TreeMap<>(offsets);
+        Membership.CommitTarget target = membership.commitTarget();
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        if (copy.isEmpty()) {
+            done.complete(null);
+            return done;
+        }
+        if (target.generationOrEpoch() < 0) {
+            // Kafka fails such a commit at once: there is no generation whose partitions it could cover.
+            done.completeExceptionally(new CommitFailedException(ErrorCode.ILLEGAL_GENERATION,
+                    "member of group '" + groupId + "' has no current generation (rebalancing or not joined)"));
+            return done;
+        }
+        committer.execute(() -> {
+            try {
+                sendCommit(copy, target);
+                done.complete(null);
+            } catch (RuntimeException e) {
+                done.completeExceptionally(e);
+            }
+        });
+        return done;
+    }
+
+    private void sendCommit(Map<TopicPartition, OffsetAndMetadata> offsets, Membership.CommitTarget first) {
+        long deadline = System.nanoTime() + client.apiTimeout().toNanos();
+        Membership.CommitTarget target = first;
+        while (true) {
+            OffsetCommitResponse response = client.offsetCommit(CohortClient.commitRequest(groupId,
+                    target.generationOrEpoch(), target.memberId(), groupInstanceId, offsets), client.apiTimeout());
+            try {
+                CohortClient.throwIfCommitFailed(response, groupId);
+                return;
+            } catch (CohortException e) {
+                Membership.CommitTarget retry = membership.retryCommitAfter(e.errorCode(), target, deadline);
+                if (retry == null) {
+                    throw membership.onCommitFailed(e, target);
+                }
+                LOG.debug("group {}: commit with epoch {} answered {}; retrying with epoch {}", groupId,
+                        target.generationOrEpoch(), e.errorCode(), retry.generationOrEpoch());
+                target = retry;
+            }
+        }
+    }
+
+    /** Poll thread: auto-commits if it is on and due. */
+    void maybeAutoCommit() {
+        if (autoCommitInterval == null || System.nanoTime() < nextAutoCommitNanos) {
+            return;
+        }
+        nextAutoCommitNanos = System.nanoTime() + autoCommitInterval.toNanos();
+        commitPositionsQuietly("auto-commit");
+    }
+
+    /** If auto-commit is on: commits the positions of owned partitions, logging failures (as Kafka's auto-commit). */
+    void autoCommitBeforeRevoke(String why) {
+        if (autoCommitInterval != null) {
+            commitPositionsQuietly(why);
+        }
+    }
+
+    /** Commits the positions of owned partitions, logging rather than throwing failures (as Kafka's auto-commit). */
+    void commitPositionsQuietly(String why) {
+        Map<TopicPartition, OffsetAndMetadata> due = new TreeMap<>();
+        Set<TopicPartition> mine = membership.owned;
+        positions.forEach((tp, offset) -> {
+            if (mine.contains(tp)) {
+                due.put(tp, offset);
+            }
+        });
+        if (due.isEmpty() || membership.commitGeneration() < 0) {
+            return;
+        }
+        try {
+            commitSync(due);
+        } catch (CohortException e) {
+            LOG.warn("group {}: {} of {} partitions failed: {}", groupId, why, due.size(), e.getMessage());
+        }
+    }
+
+    /** Sends the commits already made, waiting at most {@code timeout}; no new ones are taken. */
+    void shutdown(Duration timeout) {
+        committer.shutdown();
+        try {
+            committer.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
