@@ -145,7 +145,12 @@ final class ConsumerGroupHeartbeatHandler {
             return new ConsumerGroupMember(request.memberId(), ConsumerMemberMetadata.NONE,
                     ConsumerMemberAssignment.JOINING);
         }
-        throwIfMemberEpochIsInvalid(member, request.memberEpoch(), request.ownedPartitions());
+        // Epoch 0 from a known member is a rejoin (KIP-1082: the client keeps its member id after
+        // FENCED_MEMBER_EPOCH and rejoins owning nothing): accepted, it reconciles from what the
+        // coordinator holds for it, so nothing is owned twice.
+        if (request.memberEpoch() != 0) {
+            throwIfMemberEpochIsInvalid(member, request.memberEpoch(), request.ownedPartitions());
+        }
         return member;
     }
 

@@ -205,6 +205,20 @@ class ConsumerGroupHeartbeatTest {
     }
 
     @Test
+    void testKnownMemberRejoiningWithEpochZeroAfterBeingFencedGetsItsAssignmentBack() {
+        ctx.assignor.prepare(Map.of("m1", assignment("foo", 0, 1).build()));
+        ctx.member(GROUP, "m1").joining("foo").send();
+        assertThat(ctx.member(GROUP, "m1").epoch(7).send().error()).isEqualTo(ErrorCode.FENCED_MEMBER_EPOCH);
+
+        ConsumerGroupHeartbeatResponse rejoin = ctx.member(GROUP, "m1").joining("foo").send();
+
+        assertThat(rejoin.error()).isEqualTo(ErrorCode.NONE);
+        assertThat(rejoin.memberEpoch()).isEqualTo(1);
+        assertThat(rejoin.assignment()).isEqualTo(assignment("foo", 0, 1).build());
+        assertThat(ctx.group(GROUP).groupEpoch()).as("same subscription: no new epoch").isEqualTo(1);
+    }
+
+    @Test
     void testUnknownMemberAndUnknownGroup() {
         assertThat(ctx.member(GROUP, "m1").epoch(3).send().error()).isEqualTo(ErrorCode.GROUP_ID_NOT_FOUND);
         ctx.assignor.prepare(Map.of());
