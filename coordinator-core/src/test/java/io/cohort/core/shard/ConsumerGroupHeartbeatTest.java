@@ -302,6 +302,22 @@ class ConsumerGroupHeartbeatTest {
     }
 
     @Test
+    void testNewGroupBeyondThePartitionGroupLimitIsRefused() {
+        ctx = new ConsumerGroupTestContext(ConsumerGroupTestContext.CONFIG.withLimits(
+                io.cohort.core.StateLimits.defaults().withMaxGroupsPerPartition(1)));
+        ctx.createTopic("foo", 2);
+        ctx.assignor.prepare(Map.of());
+        ctx.member("g1", "m1").joining("foo").send();
+
+        ConsumerGroupHeartbeatResponse refused = ctx.member("g2", "m1").joining("foo").send();
+
+        assertThat(refused.error()).isEqualTo(ErrorCode.GROUP_MAX_SIZE_REACHED);
+        assertThat(refused.errorMessage()).startsWith("offsets.partition.max.groups=1 would be exceeded");
+        assertThat(ctx.group("g2")).isNull();
+        assertThat(ctx.member("g1", "m2").joining("foo").send().error()).isEqualTo(ErrorCode.NONE);
+    }
+
+    @Test
     void testPreferredAssignorIsTheMostCommonOneElseTheFirstConfigured() {
         ctx.member(GROUP, "m1").joining("foo").send();
         assertThat(ctx.shard().describeConsumerGroups(List.of(GROUP)).get(0).assignorName()).isEqualTo("mock");
