@@ -56,6 +56,7 @@ final class ConsumerGroupHeartbeatHandler {
     private void heartbeat(ConsumerGroupHeartbeat request, ResultBuilder result) {
         String groupId = request.groupId();
         ConsumerGroup group = groupForHeartbeat(groupId, request.memberEpoch() == 0);
+        throwIfNewGroupExceedsPartitionLimit(group, result);
         ConsumerGroupChange change = new ConsumerGroupChange(group);
         Map<String, Assignment> inheritedTargets = new HashMap<>();
 
@@ -131,6 +132,26 @@ final class ConsumerGroupHeartbeatHandler {
         return ConsumerGroup.newEmpty(groupId);
     }
 
+    /**
+     * max.groups.per.partition (StateLimits) counts both group types: a heartbeat creating a consumer
+     * group (not converting an empty classic one) is refused when the partition is full, decided
+     * from replicated state so every replica refuses the same heartbeats.
+     */
+    private void throwIfNewGroupExceedsPartitionLimit(ConsumerGroup group, ResultBuilder result) {
+        String groupId = group.groupId();
+        if (consumerGroups.containsKey(groupId) || classicGroups.containsKey(groupId)) {
+            return;
+        }
+        int held = consumerGroups.size() + classicGroups.size();
+        int limit = result.config.limits().maxGroupsPerPartition();
+        if (held >= limit) {
+            throw new ConsumerProtocolException(ErrorCode.GROUP_MAX_SIZE_REACHED,
+                    io.cohort.core.StateLimits.MAX_GROUPS_PER_PARTITION + "=" + limit + " would be exceeded: the"
+                            + " partition holds " + held + " groups and this request would add 1; nothing of the"
+                            + " request was applied");
+        }
+    }
+
     static boolean isEmptyClassicGroup(ClassicGroup classic) {
         return classic.members().isEmpty() && classic.pendingMembers().isEmpty()
                 && (classic.isInState(ClassicGroupState.EMPTY) || classic.isInState(ClassicGroupState.DEAD));
@@ -145,7 +166,12 @@ final class ConsumerGroupHeartbeatHandler {
             return new ConsumerGroupMember(request.memberId(), ConsumerMemberMetadata.NONE,
                     ConsumerMemberAssignment.JOINING);
         }
-        throwIfMemberEpochIsInvalid(member, request.memberEpoch(), request.ownedPartitions());
+        // Epoch 0 from a known member is a rejoin (KIP-1082: the client keeps its member id after
+        // FENCED_MEMBER_EPOCH and rejoins owning nothing): accepted, it reconciles from what the
+        // coordinator holds for it, so nothing is owned twice.
+        if (request.memberEpoch() != 0) {
+            throwIfMemberEpochIsInvalid(member, request.memberEpoch(), request.ownedPartitions());
+        }
         return member;
     }
 

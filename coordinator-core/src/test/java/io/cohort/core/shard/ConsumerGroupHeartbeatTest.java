@@ -205,6 +205,20 @@ class ConsumerGroupHeartbeatTest {
     }
 
     @Test
+    void testKnownMemberRejoiningWithEpochZeroAfterBeingFencedGetsItsAssignmentBack() {
+        ctx.assignor.prepare(Map.of("m1", assignment("foo", 0, 1).build()));
+        ctx.member(GROUP, "m1").joining("foo").send();
+        assertThat(ctx.member(GROUP, "m1").epoch(7).send().error()).isEqualTo(ErrorCode.FENCED_MEMBER_EPOCH);
+
+        ConsumerGroupHeartbeatResponse rejoin = ctx.member(GROUP, "m1").joining("foo").send();
+
+        assertThat(rejoin.error()).isEqualTo(ErrorCode.NONE);
+        assertThat(rejoin.memberEpoch()).isEqualTo(1);
+        assertThat(rejoin.assignment()).isEqualTo(assignment("foo", 0, 1).build());
+        assertThat(ctx.group(GROUP).groupEpoch()).as("same subscription: no new epoch").isEqualTo(1);
+    }
+
+    @Test
     void testUnknownMemberAndUnknownGroup() {
         assertThat(ctx.member(GROUP, "m1").epoch(3).send().error()).isEqualTo(ErrorCode.GROUP_ID_NOT_FOUND);
         ctx.assignor.prepare(Map.of());
@@ -285,6 +299,22 @@ class ConsumerGroupHeartbeatTest {
         assertThat(refused.errorMessage()).isEqualTo("The consumer group has reached its maximum capacity of 1 members.");
         assertThat(ctx.lastRecords()).isEmpty();
         assertThat(ctx.member(GROUP, "m1").epoch(1).send().error()).isEqualTo(ErrorCode.NONE);
+    }
+
+    @Test
+    void testNewGroupBeyondThePartitionGroupLimitIsRefused() {
+        ctx = new ConsumerGroupTestContext(ConsumerGroupTestContext.CONFIG.withLimits(
+                io.cohort.core.StateLimits.defaults().withMaxGroupsPerPartition(1)));
+        ctx.createTopic("foo", 2);
+        ctx.assignor.prepare(Map.of());
+        ctx.member("g1", "m1").joining("foo").send();
+
+        ConsumerGroupHeartbeatResponse refused = ctx.member("g2", "m1").joining("foo").send();
+
+        assertThat(refused.error()).isEqualTo(ErrorCode.GROUP_MAX_SIZE_REACHED);
+        assertThat(refused.errorMessage()).startsWith("offsets.partition.max.groups=1 would be exceeded");
+        assertThat(ctx.group("g2")).isNull();
+        assertThat(ctx.member("g1", "m2").joining("foo").send().error()).isEqualTo(ErrorCode.NONE);
     }
 
     @Test
