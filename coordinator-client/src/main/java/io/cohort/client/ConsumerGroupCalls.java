@@ -44,7 +44,7 @@ final class ConsumerGroupCalls {
         try {
             return client.groupCall(request.getGroupId(), client.requestTimeout(), budget,
                     stub -> stub.consumerGroupHeartbeat(request),
-                    r -> new CohortClient.Routing(r.getErrorCode(), r.hasLeaderHint() ? hint(r.getLeaderHint()) : null));
+                    r -> new CohortClient.Routing(r.getErrorCode(), r.hasLeaderHint() ? r.getLeaderHint() : null));
         } catch (CohortException e) {
             throw unsupportedIfUnimplemented(e, "ConsumerGroupHeartbeat");
         }
@@ -90,11 +90,6 @@ final class ConsumerGroupCalls {
         }
         CohortClient.throwIfError(response.getErrorCode(), response.getErrorMessage(), "listing topics");
         return response.getTopicsList();
-    }
-
-    private static NodeEndpoint hint(ConsumerGroupHeartbeatResponse.LeaderHint hint) {
-        return NodeEndpoint.newBuilder().setNodeId(hint.getNodeId()).setHost(hint.getHost()).setPort(hint.getPort())
-                .build();
     }
 
     /** UNIMPLEMENTED from a node means it predates the consumer protocol: say so with UNSUPPORTED_VERSION. */
