@@ -8,7 +8,6 @@ import io.cohort.api.v1.DescribedConsumerGroup;
 import io.cohort.api.v1.ErrorCode;
 import io.cohort.api.v1.ListTopicsRequest;
 import io.cohort.api.v1.ListTopicsResponse;
-import io.cohort.api.v1.NodeEndpoint;
 import io.cohort.api.v1.TopicDescription;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;

@@ -47,6 +47,11 @@ public record GroupConfig(
     public static final long DEFAULT_OFFSETS_RETENTION_MS = 10_080L * 60_000L;
     public static final long DEFAULT_OFFSETS_RETENTION_CHECK_INTERVAL_MS = 600_000L;
     public static final int DEFAULT_OFFSET_METADATA_MAX_BYTES = 4_096;
+    /** The cluster.properties / server setting keys of the consumer-protocol settings (Kafka's names). */
+    public static final String CONSUMER_SESSION_TIMEOUT_MS = "group.consumer.session.timeout.ms";
+    public static final String CONSUMER_HEARTBEAT_INTERVAL_MS = "group.consumer.heartbeat.interval.ms";
+    public static final String CONSUMER_MAX_SIZE = "group.consumer.max.size";
+    public static final String CONSUMER_ASSIGNORS = "group.consumer.assignors";
     public static final int DEFAULT_CONSUMER_SESSION_TIMEOUT_MS = 45_000;
     public static final int DEFAULT_CONSUMER_HEARTBEAT_INTERVAL_MS = 5_000;
     public static final int DEFAULT_CONSUMER_MAX_SIZE = Integer.MAX_VALUE;

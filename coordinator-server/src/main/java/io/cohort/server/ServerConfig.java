@@ -83,6 +83,10 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
     public static final String MAX_SESSION_TIMEOUT_MS = "group.max.session.timeout.ms";
     public static final String INITIAL_REBALANCE_DELAY_MS = "group.initial.rebalance.delay.ms";
     public static final String GROUP_MAX_SIZE = "group.max.size";
+    public static final String CONSUMER_SESSION_TIMEOUT_MS = GroupConfig.CONSUMER_SESSION_TIMEOUT_MS;
+    public static final String CONSUMER_HEARTBEAT_INTERVAL_MS = GroupConfig.CONSUMER_HEARTBEAT_INTERVAL_MS;
+    public static final String CONSUMER_MAX_SIZE = GroupConfig.CONSUMER_MAX_SIZE;
+    public static final String CONSUMER_ASSIGNORS = GroupConfig.CONSUMER_ASSIGNORS;
     public static final String OFFSETS_RETENTION_MINUTES = "offsets.retention.minutes";
     public static final String OFFSETS_RETENTION_CHECK_INTERVAL_MS = "offsets.retention.check.interval.ms";
     public static final String OFFSET_METADATA_MAX_BYTES = "offset.metadata.max.bytes";
@@ -121,6 +125,7 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             BATCH_MAX_COMMANDS, BATCH_MAX_IN_FLIGHT_ENTRIES, LOG_METADATA_ENABLED, APPENDER_WAIT_MIN_MS,
             BATCH_LINGER_MAX_US,
             MIN_SESSION_TIMEOUT_MS, MAX_SESSION_TIMEOUT_MS, INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE,
+            CONSUMER_SESSION_TIMEOUT_MS, CONSUMER_HEARTBEAT_INTERVAL_MS, CONSUMER_MAX_SIZE, CONSUMER_ASSIGNORS,
             OFFSETS_RETENTION_MINUTES, OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES,
             GROUP_MAX_OFFSETS, PARTITION_MAX_GROUPS, PARTITION_MAX_OFFSETS, PARTITION_MAX_METADATA_BYTES,
             CLIENT_MAX_CONNECTIONS, CLIENT_IDLE_TIMEOUT_MS, RAFT_MAX_CONNECTIONS, RAFT_IDLE_TIMEOUT_MS,
@@ -183,6 +188,10 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
         out.put(MAX_SESSION_TIMEOUT_MS, Integer.toString(groupConfig.maxSessionTimeoutMs()));
         out.put(INITIAL_REBALANCE_DELAY_MS, Integer.toString(groupConfig.initialRebalanceDelayMs()));
         out.put(GROUP_MAX_SIZE, Integer.toString(groupConfig.maxGroupSize()));
+        out.put(CONSUMER_SESSION_TIMEOUT_MS, Integer.toString(groupConfig.consumerSessionTimeoutMs()));
+        out.put(CONSUMER_HEARTBEAT_INTERVAL_MS, Integer.toString(groupConfig.consumerHeartbeatIntervalMs()));
+        out.put(CONSUMER_MAX_SIZE, Integer.toString(groupConfig.consumerMaxSize()));
+        out.put(CONSUMER_ASSIGNORS, String.join(",", groupConfig.consumerAssignors()));
         out.put(OFFSETS_RETENTION_MINUTES, Long.toString(groupConfig.offsetsRetentionMs() / 60_000L));
         out.put(OFFSETS_RETENTION_CHECK_INTERVAL_MS, Long.toString(groupConfig.offsetsRetentionCheckIntervalMs()));
         out.put(OFFSET_METADATA_MAX_BYTES, Integer.toString(groupConfig.offsetMetadataMaxBytes()));
@@ -447,7 +456,34 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             int metadataMaxBytes = intValue(OFFSET_METADATA_MAX_BYTES, GroupConfig.DEFAULT_OFFSET_METADATA_MAX_BYTES,
                     0, Integer.MAX_VALUE);
             return new GroupConfig(minSession, maxSession, initialDelay, maxSize, GroupConfig.NEW_MEMBER_JOIN_TIMEOUT_MS,
-                    retentionMinutes * 60_000L, checkIntervalMs, metadataMaxBytes, stateLimits());
+                    retentionMinutes * 60_000L, checkIntervalMs, metadataMaxBytes, stateLimits())
+                    .withConsumerSettings(
+                            intValue(CONSUMER_SESSION_TIMEOUT_MS, GroupConfig.DEFAULT_CONSUMER_SESSION_TIMEOUT_MS, 1,
+                                    Integer.MAX_VALUE),
+                            intValue(CONSUMER_HEARTBEAT_INTERVAL_MS,
+                                    GroupConfig.DEFAULT_CONSUMER_HEARTBEAT_INTERVAL_MS, 1, Integer.MAX_VALUE),
+                            intValue(CONSUMER_MAX_SIZE, GroupConfig.DEFAULT_CONSUMER_MAX_SIZE, 1, Integer.MAX_VALUE),
+                            consumerAssignors());
+        }
+
+        /** group.consumer.assignors: names of the server assignors this build has, the first the default. */
+        private List<String> consumerAssignors() {
+            String text = values.get(CONSUMER_ASSIGNORS);
+            if (text == null) {
+                return GroupConfig.DEFAULT_CONSUMER_ASSIGNORS;
+            }
+            List<String> names = java.util.Arrays.stream(text.split(",")).map(String::trim)
+                    .filter(name -> !name.isEmpty()).distinct().toList();
+            if (names.isEmpty()) {
+                throw invalid(CONSUMER_ASSIGNORS, "expected one or more of " + GroupConfig.DEFAULT_CONSUMER_ASSIGNORS);
+            }
+            for (String name : names) {
+                if (!GroupConfig.DEFAULT_CONSUMER_ASSIGNORS.contains(name)) {
+                    throw invalid(CONSUMER_ASSIGNORS, "unknown assignor '" + name + "' (this build has "
+                            + GroupConfig.DEFAULT_CONSUMER_ASSIGNORS + ")");
+                }
+            }
+            return names;
         }
 
         private StateLimits stateLimits() {

@@ -180,7 +180,15 @@ public final class BackupRestore {
                         intSetting(settings, StateLimits.MAX_GROUPS_PER_PARTITION, limits.maxGroupsPerPartition()),
                         intSetting(settings, StateLimits.MAX_OFFSETS_PER_PARTITION, limits.maxOffsetsPerPartition()),
                         longSetting(settings, StateLimits.MAX_METADATA_BYTES_PER_PARTITION,
-                                limits.maxMetadataBytesPerPartition())));
+                                limits.maxMetadataBytesPerPartition())))
+                .withConsumerSettings(
+                        intSetting(settings, GroupConfig.CONSUMER_SESSION_TIMEOUT_MS, defaults.consumerSessionTimeoutMs()),
+                        intSetting(settings, GroupConfig.CONSUMER_HEARTBEAT_INTERVAL_MS,
+                                defaults.consumerHeartbeatIntervalMs()),
+                        intSetting(settings, GroupConfig.CONSUMER_MAX_SIZE, defaults.consumerMaxSize()),
+                        settings.containsKey(GroupConfig.CONSUMER_ASSIGNORS)
+                                ? List.of(settings.get(GroupConfig.CONSUMER_ASSIGNORS).split(","))
+                                : defaults.consumerAssignors());
     }
 
     /**

@@ -185,6 +185,7 @@ public final class ClusterMetadata {
         p.setProperty("group.max.session.timeout.ms", Integer.toString(g.maxSessionTimeoutMs()));
         p.setProperty("group.initial.rebalance.delay.ms", Integer.toString(g.initialRebalanceDelayMs()));
         p.setProperty("group.max.size", Integer.toString(g.maxGroupSize()));
+        putConsumerSettings(p, g);
         p.setProperty("offsets.retention.ms", Long.toString(g.offsetsRetentionMs()));
         p.setProperty("offsets.retention.check.interval.ms", Long.toString(g.offsetsRetentionCheckIntervalMs()));
         p.setProperty("offset.metadata.max.bytes", Integer.toString(g.offsetMetadataMaxBytes()));
@@ -197,6 +198,14 @@ public final class ClusterMetadata {
         return p;
     }
 
+    /** The consumer-protocol settings (issue 17): fixed, since the core decides with them on every replica. */
+    private static void putConsumerSettings(Properties p, GroupConfig g) {
+        p.setProperty(GroupConfig.CONSUMER_SESSION_TIMEOUT_MS, Integer.toString(g.consumerSessionTimeoutMs()));
+        p.setProperty(GroupConfig.CONSUMER_HEARTBEAT_INTERVAL_MS, Integer.toString(g.consumerHeartbeatIntervalMs()));
+        p.setProperty(GroupConfig.CONSUMER_MAX_SIZE, Integer.toString(g.consumerMaxSize()));
+        p.setProperty(GroupConfig.CONSUMER_ASSIGNORS, String.join(",", g.consumerAssignors()));
+    }
+
     /**
      * The keys added after format version 1 with the value a file without them stands for. A cluster
      * created by an older build has no state limits in its file; it was created with no limits at
@@ -206,6 +215,7 @@ public final class ClusterMetadata {
      */
     static Properties defaultsOfLaterKeys() {
         Properties p = new Properties();
+        putConsumerSettings(p, GroupConfig.defaults());
         StateLimits limits = StateLimits.defaults();
         p.setProperty(StateLimits.MAX_OFFSETS_PER_GROUP, Integer.toString(limits.maxOffsetsPerGroup()));
         p.setProperty(StateLimits.MAX_GROUPS_PER_PARTITION, Integer.toString(limits.maxGroupsPerPartition()));
