@@ -4,18 +4,22 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Where every consumer-protocol member of the JVM sends its heartbeats: one timer thread that
- * keeps the schedule, and a pool of call threads that grows only while calls block at the same
- * time (a coordinator failover) and shrinks when idle. Fifty members heartbeating every few
- * seconds need a thread or two, not fifty. Threads are daemons: the executor lives as long as the JVM.
+ * keeps the schedule, and at most {@link #CALL_THREADS} call threads (the calls block: the client's
+ * retries sleep) that end when idle. Fifty or five hundred members heartbeating every few seconds
+ * share them, rather than holding a thread each; a heartbeat that finds every call thread busy (all
+ * blocked in retries during a failover) waits its turn, which delays it by at most a few retry
+ * budgets, well inside the session timeout. Threads are daemons: the executor lives as long as the JVM.
  */
 final class ConsumerHeartbeatExecutor {
+    /** The most heartbeats in flight at once, JVM-wide. */
+    static final int CALL_THREADS = 16;
     private static final ConsumerHeartbeatExecutor SHARED = new ConsumerHeartbeatExecutor();
 
     private final ScheduledExecutorService timer;
@@ -28,8 +32,10 @@ final class ConsumerHeartbeatExecutor {
         scheduler.setRemoveOnCancelPolicy(true);
         this.timer = scheduler;
         AtomicInteger threads = new AtomicInteger();
-        this.calls = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                r -> Membership.daemon(r, "cohort-consumer-heartbeat-" + threads.incrementAndGet()));
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(CALL_THREADS, CALL_THREADS, 30, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), r -> Membership.daemon(r, "cohort-consumer-heartbeat-" + threads.incrementAndGet()));
+        pool.allowCoreThreadTimeOut(true);
+        this.calls = pool;
     }
 
     static ConsumerHeartbeatExecutor shared() {

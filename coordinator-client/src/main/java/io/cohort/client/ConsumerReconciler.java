@@ -98,6 +98,12 @@ final class ConsumerReconciler {
     private long reconciledVersion;
     /** What the application owns now. */
     private SortedSet<TopicIdPartition> owned = new TreeSet<>();
+    /**
+     * The partitions the poll thread is assigning right now (between {@link #nextReconciliation}
+     * and {@link #onAssigned}): reported as owned already, so that a full request sent meanwhile
+     * cannot tell the coordinator they are free while the application takes them.
+     */
+    private SortedSet<TopicIdPartition> assigning = new TreeSet<>();
     /** Whether the owned set changed since the last request: the next one reports it, at once. */
     private boolean ownedChangedUnreported;
     /** The fields of the last request that the coordinator may hold; null = send a full request. */
@@ -153,6 +159,7 @@ final class ConsumerReconciler {
             case JOINING -> {
                 // A join is a full request with no owned partitions (the coordinator insists on []).
                 owned.clear();
+                assigning.clear();
                 sent = null;
                 memberEpoch = 0;
                 anyJoinSent = true;
@@ -164,8 +171,10 @@ final class ConsumerReconciler {
         }
         request.setMemberEpoch(memberEpoch);
         boolean full = sent == null;
+        SortedSet<TopicIdPartition> reported = new TreeSet<>(owned);
+        reported.addAll(assigning);
         SentFields now = new SentFields(subscription.instanceId(), subscription.rackId(), subscription.topicNames(),
-                subscription.topicRegex(), subscription.serverAssignor(), Set.copyOf(owned));
+                subscription.topicRegex(), subscription.serverAssignor(), Set.copyOf(reported));
         if (full) {
             request.setRebalanceTimeoutMs(subscription.rebalanceTimeoutMs());
         }
@@ -187,7 +196,7 @@ final class ConsumerReconciler {
             now.serverAssignor().ifPresent(request::setServerAssignor);
         }
         if (full || !now.owned().equals(sent.owned())) {
-            request.setTopicPartitions(ownedPartitions(owned));
+            request.setTopicPartitions(ownedPartitions(reported));
         }
         sent = now;
         ownedChangedUnreported = false;
@@ -323,6 +332,7 @@ final class ConsumerReconciler {
         }
         SortedSet<TopicIdPartition> lost = owned;
         owned = new TreeSet<>();
+        assigning = new TreeSet<>();
         state = State.JOINING;
         reconciledVersion = assignmentVersion;
         return Optional.of(lost);
@@ -359,6 +369,7 @@ final class ConsumerReconciler {
                 }
             }
         }
+        assigning = new TreeSet<>(added);
         return Optional.of(new Reconciliation(revoked, added, unresolved, assignmentVersion));
     }
 
@@ -374,6 +385,7 @@ final class ConsumerReconciler {
      * once. The assignment counts as reconciled if every partition was named.
      */
     void onAssigned(Reconciliation step) {
+        assigning = new TreeSet<>();
         if (owned.addAll(step.added())) {
             ownedChangedUnreported = true;
         }

@@ -168,6 +168,20 @@ class ConsumerReconcilerTest {
     }
 
     @Test
+    void testAFullRequestSentWhileTheApplicationTakesPartitionsReportsThemOwned() {
+        ConsumerReconciler member = joinedOwningThree();
+        member.onResponse(ok(MEMBER, 2, Map.of(TOPIC_A, new int[] {0, 1}, TOPIC_B, new int[] {0, 1})));
+        Reconciliation step = member.nextReconciliation(KNOWN).orElseThrow();
+        assertThat(names(step.added())).containsExactly("b:1");
+        // Meanwhile a heartbeat fails and the next is full: b:1 must not look free to the coordinator.
+        send(member);
+        member.onResponse(error(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS));
+        assertThat(owned(send(member))).containsExactly("a:0", "a:1", "b:0", "b:1");
+        member.onAssigned(step);
+        assertThat(member.settled()).isTrue();
+    }
+
+    @Test
     void testAnAssignmentThatBothRevokesAndAddsRevokesFirst() {
         ConsumerReconciler member = joinedOwningThree();
         member.onResponse(ok(MEMBER, 2, Map.of(TOPIC_A, new int[] {0, 2})));
