@@ -140,12 +140,30 @@ public final class LocalCluster implements AutoCloseable {
                 .build();
     }
 
+    /**
+     * Stops every node at once: each stop ends with Ratis closing its Raft port's Netty event loops,
+     * which waits out Netty's 2 s quiet period, so stopping a 3-node cluster one node after the
+     * other took over 6 s. (Each node still hands off what it leads, to a node that is stopping
+     * too; nothing here checks that.)
+     */
     @Override
     public void close() {
+        List<Thread> stopping = new ArrayList<>();
         for (int id = 1; id < servers.length; id++) {
-            if (servers[id] != null) {
-                servers[id].close();
+            CohortServer server = servers[id];
+            if (server != null) {
                 servers[id] = null;
+                Thread stop = new Thread(server::close, "local-cluster-stop-n" + id);
+                stop.start();
+                stopping.add(stop);
+            }
+        }
+        for (Thread stop : stopping) {
+            try {
+                stop.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
             }
         }
     }

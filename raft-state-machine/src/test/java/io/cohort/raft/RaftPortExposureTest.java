@@ -47,8 +47,13 @@ class RaftPortExposureTest {
     @TempDir
     Path tmp;
 
+    /**
+     * Writes and group management on one cluster: both attempts leave every offset acknowledged
+     * before them in place, before and after a restart of every node (one cluster start and one
+     * full restart instead of two of each).
+     */
     @Test
-    void aStockRatisClientCannotWriteToAPartition() throws Exception {
+    void aStockRatisClientCannotWriteToAPartitionNorRemoveOrListGroups() throws Exception {
         try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, PARTITIONS, GROUPS)) {
             Map<String, Long> acknowledged = commitOffsets(cluster);
             for (int p = 0; p < PARTITIONS; p++) {
@@ -57,14 +62,6 @@ class RaftPortExposureTest {
                             .hasMessageContaining("PERMISSION_DENIED");
                 }
             }
-            assertEveryOffsetReadBackBeforeAndAfterARestart(cluster, acknowledged);
-        }
-    }
-
-    @Test
-    void aStockRatisClientCannotRemoveOrListGroups() throws Exception {
-        try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, PARTITIONS, GROUPS)) {
-            Map<String, Long> acknowledged = commitOffsets(cluster);
             for (int p = 0; p < PARTITIONS; p++) {
                 RaftGroupId groupId = cluster.spec.raftGroupId(p);
                 try (RaftClient client = stockClient(cluster, p)) {

@@ -29,7 +29,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.util.LifeCycle;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -80,48 +84,6 @@ class ReplicationTest {
         return memberId;
     }
 
-    @Test
-    void aRebalanceAndItsCommitsReplicateToEveryReplica() throws Exception {
-        try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 3, GROUPS)) {
-            String group = "orders";
-            int partition = cluster.node(0).partitionFor(group);
-            String memberId = joinOneMember(cluster, group);
-            CohortRaftNode leader = cluster.leaderOf(partition);
-            Result sync = done(leader.submit(partition, Commands.sync(group, memberId, 1,
-                    List.of(new Command.MemberAssignment(memberId, Bytes.copyOf(new byte[] {7}))))));
-            assertThat(((SyncGroupResponse) sync.immediateResponse()).assignment()).isEqualTo(Bytes.copyOf(new byte[] {7}));
-            assertThat(commitError(done(leader.submit(partition, Commands.commit(group, memberId, 1, "t", 0, 10)))))
-                    .isEqualTo(ErrorCode.NONE);
-
-            cluster.awaitReplicasConverged(partition);
-            for (CohortRaftNode node : cluster.runningNodes()) {
-                assertThat(node.shard(partition).group(group).state()).isEqualTo(ClassicGroupState.STABLE);
-                assertThat(node.shard(partition).fetchOffsets(group, Map.of("t", List.of(0))).topics().get(0)
-                        .partitions().get(0).offset()).isEqualTo(10L);
-            }
-        }
-    }
-
-    @Test
-    void replicasAreByteIdenticalAfterARandomWorkload() throws Exception {
-        try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 3, GROUPS)) {
-            Random random = new Random(42);
-            for (int i = 0; i < 300; i++) {
-                String group = "g" + random.nextInt(20);
-                int partition = cluster.node(0).partitionFor(group);
-                Command command = random.nextInt(5) == 0
-                        ? Commands.join(group, "", "s" + i)
-                        : Commands.simpleCommit(group, "t" + random.nextInt(3), random.nextInt(4), random.nextInt(1000));
-                cluster.submitToLeader(partition, command);
-            }
-            for (int p = 0; p < cluster.spec.partitions(); p++) {
-                List<String> digests = digestsAtOneIndex(cluster, p);
-                assertThat(digests).as("partition %d", p).hasSize(3).containsOnly(digests.get(0));
-                assertThat(cluster.node(0).shard(p).groupCount()).isPositive();
-            }
-        }
-    }
-
     /**
      * Every replica's state digest of {@code partition}, taken while all replicas stood at the same
      * applied index. The workload's joins arm timers whose expiry the leader proposes later, so the
@@ -152,6 +114,8 @@ class ReplicationTest {
 
         @Test
     void concurrentCommandsAreGroupedIntoFewerEntries() throws Exception {
+        // Its own cluster: the counts are the leader's since it started, and on the shared cluster
+        // other tests' members expire (a proposal the leader makes itself) while it runs.
         try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS)) {
             CohortRaftNode leader = cluster.leaderOf(0);
             List<CompletableFuture<Result>> pending = new ArrayList<>();
@@ -278,39 +242,6 @@ class ReplicationTest {
     }
 
     @Test
-    void linearizableAndLocalReads() throws Exception {
-        try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS)) {
-            CohortRaftNode leader = cluster.leaderOf(0);
-            for (int i = 1; i <= 20; i++) {
-                assertThat(commitError(done(leader.submit(0, Commands.simpleCommit("r", "t", 0, i)))))
-                        .isEqualTo(ErrorCode.NONE);
-                assertThat(fetched(leader, 0, "r", "t", 0)).isEqualTo((long) i);
-            }
-            CohortRaftNode follower = cluster.runningNodes().stream().filter(n -> n != leader).findFirst().orElseThrow();
-            assertThatThrownBy(() -> follower.read(0, true, s -> s.groupCount()).get(10, TimeUnit.SECONDS))
-                    .hasCauseInstanceOf(ProposalException.class);
-            await().atMost(Duration.ofSeconds(10)).until(() ->
-                    follower.read(0, false, s -> s.fetchOffsets("r", Map.of("t", List.of(0)))).get()
-                            .topics().get(0).partitions().get(0).offset() == 20L);
-        }
-    }
-
-    @Test
-    void aFollowerRefusesWritesWithTheLeaderHint() throws Exception {
-        try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS)) {
-            CohortRaftNode leader = cluster.leaderOf(0);
-            CohortRaftNode follower = cluster.runningNodes().stream().filter(n -> n != leader).findFirst().orElseThrow();
-            await().atMost(Duration.ofSeconds(10)).until(() -> follower.leaderOf(0) == leader.nodeId());
-            assertThatThrownBy(() -> follower.submit(0, Commands.simpleCommit("x", "t", 0, 1)).get())
-                    .cause()
-                    .isInstanceOfSatisfying(ProposalException.class, e -> {
-                        assertThat(e.kind()).isEqualTo(ProposalException.Kind.NOT_LEADER);
-                        assertThat(e.leaderHint()).isEqualTo(leader.nodeId());
-                    });
-        }
-    }
-
-    @Test
     void aRestartedFollowerCatchesUpFromTheLog() throws Exception {
         try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS)) {
             CohortRaftNode leader = cluster.leaderOf(0);
@@ -425,20 +356,6 @@ class ReplicationTest {
     }
 
     @Test
-    void aFollowersLinearizableReadSeesEveryCommitAcknowledgedBeforeIt() throws Exception {
-        try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS)) {
-            CohortRaftNode leader = cluster.leaderOf(0);
-            CohortRaftNode follower = cluster.node((leader.nodeId() + 1) % 3);
-            for (int i = 0; i < 100; i++) {
-                done(leader.submit(0, Commands.simpleCommit("follower-read", "t", 0, i)));
-                OffsetFetchResponse read = follower.readAnyReplica(0,
-                        shard -> shard.fetchOffsets("follower-read", Map.of("t", List.of(0)))).get(20, TimeUnit.SECONDS);
-                assertThat(read.topics().get(0).partitions().get(0).offset()).as("after commit %d", i).isEqualTo(i);
-            }
-        }
-    }
-
-    @Test
     void restartingEveryNodeRecoversEveryAcknowledgedCommit() throws Exception {
         Map<String, Long> acknowledged = new HashMap<>();
         RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 2, GROUPS,
@@ -470,7 +387,8 @@ class ReplicationTest {
 
     @Test
     void aNodeStartedWithAnotherPartitionCountRefusesToStart() throws Exception {
-        RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 2, GROUPS);
+        // One node is enough: the check is each node's own, against the metadata in its data dir.
+        RaftTestCluster cluster = RaftTestCluster.start(tmp, 1, 2, GROUPS);
         ClusterSpec spec = cluster.spec;
         cluster.close();
         ClusterSpec other = new ClusterSpec(spec.clusterId(), 3, spec.peers(), spec.groupConfig());
@@ -537,6 +455,108 @@ class ReplicationTest {
             var reply = leader.transferLeadership(0, target, 5_000).get(20, TimeUnit.SECONDS);
             assertThat(reply.isSuccess()).as("%s", reply.getException()).isTrue();
             await().atMost(Duration.ofSeconds(20)).until(() -> cluster.node(target).isLeaderReady(0));
+        }
+    }
+
+    /**
+     * The tests that neither stop a node, nor move a leader, nor need their own tuning, nor count the
+     * leader's proposals share one cluster (3 partitions; each test uses its own groups): one start
+     * instead of one per test. Nested, so that it runs only while these tests do.
+     */
+    @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    class OnOneSharedCluster {
+        private RaftTestCluster cluster;
+
+        @BeforeAll
+        void startCluster(@TempDir Path sharedRoot) {
+            cluster = RaftTestCluster.start(sharedRoot, 3, 3, GROUPS);
+        }
+
+        @AfterAll
+        void stopCluster() {
+            if (cluster != null) {
+                cluster.close();
+            }
+        }
+
+        @Test
+        void aRebalanceAndItsCommitsReplicateToEveryReplica() throws Exception {
+            String group = "orders";
+            int partition = cluster.node(0).partitionFor(group);
+            String memberId = joinOneMember(cluster, group);
+            CohortRaftNode leader = cluster.leaderOf(partition);
+            Result sync = done(leader.submit(partition, Commands.sync(group, memberId, 1,
+                    List.of(new Command.MemberAssignment(memberId, Bytes.copyOf(new byte[] {7}))))));
+            assertThat(((SyncGroupResponse) sync.immediateResponse()).assignment()).isEqualTo(Bytes.copyOf(new byte[] {7}));
+            assertThat(commitError(done(leader.submit(partition, Commands.commit(group, memberId, 1, "t", 0, 10)))))
+                    .isEqualTo(ErrorCode.NONE);
+
+            cluster.awaitReplicasConverged(partition);
+            for (CohortRaftNode node : cluster.runningNodes()) {
+                assertThat(node.shard(partition).group(group).state()).isEqualTo(ClassicGroupState.STABLE);
+                assertThat(node.shard(partition).fetchOffsets(group, Map.of("t", List.of(0))).topics().get(0)
+                        .partitions().get(0).offset()).isEqualTo(10L);
+            }
+        }
+
+        @Test
+        void replicasAreByteIdenticalAfterARandomWorkload() throws Exception {
+            Random random = new Random(42);
+            for (int i = 0; i < 300; i++) {
+                String group = "g" + random.nextInt(20);
+                int partition = cluster.node(0).partitionFor(group);
+                Command command = random.nextInt(5) == 0
+                        ? Commands.join(group, "", "s" + i)
+                        : Commands.simpleCommit(group, "t" + random.nextInt(3), random.nextInt(4), random.nextInt(1000));
+                cluster.submitToLeader(partition, command);
+            }
+            for (int p = 0; p < cluster.spec.partitions(); p++) {
+                List<String> digests = digestsAtOneIndex(cluster, p);
+                assertThat(digests).as("partition %d", p).hasSize(3).containsOnly(digests.get(0));
+                assertThat(cluster.node(0).shard(p).groupCount()).isPositive();
+            }
+        }
+
+        @Test
+        void linearizableAndLocalReads() throws Exception {
+            CohortRaftNode leader = cluster.leaderOf(0);
+            for (int i = 1; i <= 20; i++) {
+                assertThat(commitError(done(leader.submit(0, Commands.simpleCommit("r", "t", 0, i)))))
+                        .isEqualTo(ErrorCode.NONE);
+                assertThat(fetched(leader, 0, "r", "t", 0)).isEqualTo((long) i);
+            }
+            CohortRaftNode follower = cluster.runningNodes().stream().filter(n -> n != leader).findFirst().orElseThrow();
+            assertThatThrownBy(() -> follower.read(0, true, s -> s.groupCount()).get(10, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(ProposalException.class);
+            await().atMost(Duration.ofSeconds(10)).until(() ->
+                    follower.read(0, false, s -> s.fetchOffsets("r", Map.of("t", List.of(0)))).get()
+                            .topics().get(0).partitions().get(0).offset() == 20L);
+        }
+
+        @Test
+        void aFollowerRefusesWritesWithTheLeaderHint() throws Exception {
+            CohortRaftNode leader = cluster.leaderOf(0);
+            CohortRaftNode follower = cluster.runningNodes().stream().filter(n -> n != leader).findFirst().orElseThrow();
+            await().atMost(Duration.ofSeconds(10)).until(() -> follower.leaderOf(0) == leader.nodeId());
+            assertThatThrownBy(() -> follower.submit(0, Commands.simpleCommit("x", "t", 0, 1)).get())
+                    .cause()
+                    .isInstanceOfSatisfying(ProposalException.class, e -> {
+                        assertThat(e.kind()).isEqualTo(ProposalException.Kind.NOT_LEADER);
+                        assertThat(e.leaderHint()).isEqualTo(leader.nodeId());
+                    });
+        }
+
+        @Test
+        void aFollowersLinearizableReadSeesEveryCommitAcknowledgedBeforeIt() throws Exception {
+            CohortRaftNode leader = cluster.leaderOf(0);
+            CohortRaftNode follower = cluster.node((leader.nodeId() + 1) % 3);
+            for (int i = 0; i < 100; i++) {
+                done(leader.submit(0, Commands.simpleCommit("follower-read", "t", 0, i)));
+                OffsetFetchResponse read = follower.readAnyReplica(0,
+                        shard -> shard.fetchOffsets("follower-read", Map.of("t", List.of(0)))).get(20, TimeUnit.SECONDS);
+                assertThat(read.topics().get(0).partitions().get(0).offset()).as("after commit %d", i).isEqualTo(i);
+            }
         }
     }
 }

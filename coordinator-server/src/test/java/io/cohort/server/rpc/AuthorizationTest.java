@@ -41,9 +41,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -52,37 +56,52 @@ import org.junit.jupiter.api.io.TempDir;
  * change made through one node enforced on every node, also after the partition-0 leader is killed
  * and after a full restart from snapshots.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AuthorizationTest {
     static final int NODES = 3;
     static final int PARTITIONS = 3;
     /** Small, so partition 0 (which holds the ACLs) snapshots during the test. */
     static final RaftTuning TUNING = CoordinatorTestCluster.TEST_TUNING.toBuilder().snapshotEveryEntries(4).build();
 
-    @TempDir
-    Path root;
+    /** The class's temporary directory (given to the @BeforeAll: a PER_CLASS field would not be set yet). */
+    private Path root;
 
+    /** The cluster of the test that runs: the nested tests' shared one, or the ACL-change test's own. */
     private CoordinatorTestCluster cluster;
+    /** The ACL-change test's cluster, closed after it. */
+    private CoordinatorTestCluster ownCluster;
+    private CoordinatorTestCluster.Security security;
     private String adminToken;
     private String aliceToken;
+    private String bobToken;
 
-    @BeforeEach
-    void start() throws Exception {
+    @BeforeAll
+    void tokens(@TempDir Path classRoot) throws Exception {
+        root = classRoot;
         String adminSecret = TokenHash.newSecret();
         String aliceSecret = TokenHash.newSecret();
+        String bobSecret = TokenHash.newSecret();
         adminToken = "admin." + adminSecret;
         aliceToken = "alice." + aliceSecret;
+        bobToken = "bob." + bobSecret;
         Path tokens = root.resolve("tokens");
         Files.write(tokens, List.of(TokenFile.entry("User:admin", TokenHash.hash(adminSecret, 1_000)),
-                TokenFile.entry("User:alice", TokenHash.hash(aliceSecret, 1_000))));
-        cluster = CoordinatorTestCluster.startSecured(root.resolve("data"), NODES, PARTITIONS,
-                new CoordinatorTestCluster.Security(Set.of("User:admin"), TokenFile.load(tokens)), TUNING);
+                TokenFile.entry("User:alice", TokenHash.hash(aliceSecret, 1_000)),
+                TokenFile.entry("User:bob", TokenHash.hash(bobSecret, 1_000))));
+        security = new CoordinatorTestCluster.Security(Set.of("User:admin"), TokenFile.load(tokens));
     }
 
+    /** Closes the ACL-change test's own cluster (the nested tests' shared one is closed after them). */
     @AfterEach
-    void stop() {
-        if (cluster != null) {
-            cluster.close();
+    void stopOwnCluster() {
+        if (ownCluster != null) {
+            ownCluster.close();
+            ownCluster = null;
         }
+    }
+
+    private CoordinatorTestCluster startCluster(String name) {
+        return CoordinatorTestCluster.startSecured(root.resolve(name), NODES, PARTITIONS, security, TUNING);
     }
 
     private GroupCoordinatorGrpc.GroupCoordinatorBlockingStub groups(CoordinatorTestCluster.Node node, String token) {
@@ -111,123 +130,155 @@ class AuthorizationTest {
         return groupId;
     }
 
-    @Test
-    void testPrincipalWithoutAclsGetsGroupAuthorizationFailedWhereKafkaPutsIt() {
-        String groupId = groupWithOffsets(1, "orders");
-        CoordinatorTestCluster.Node leader = cluster.leaderOf(1);
-        GroupCoordinatorGrpc.GroupCoordinatorBlockingStub alice = groups(leader, aliceToken);
-
-        // Per key.
-        var found = alice.findCoordinator(FindCoordinatorRequest.newBuilder().addGroupIds(groupId).build());
-        assertThat(found.getCoordinators(0).getErrorCode()).isEqualTo(GROUP_AUTHORIZATION_FAILED);
-        assertThat(found.getCoordinators(0).getNodeId()).isEqualTo(-1);
-        // Whole response.
-        assertThat(alice.joinGroup(Requests.join(groupId, "", "c")).getErrorCode()).isEqualTo(GROUP_AUTHORIZATION_FAILED);
-        assertThat(alice.syncGroup(Requests.sync(groupId, "m", 1)).getErrorCode()).isEqualTo(GROUP_AUTHORIZATION_FAILED);
-        assertThat(alice.heartbeat(Requests.heartbeat(groupId, "m", 1)).getErrorCode())
-                .isEqualTo(GROUP_AUTHORIZATION_FAILED);
-        var leave = alice.leaveGroup(LeaveGroupRequest.newBuilder().setGroupId(groupId)
-                .addMembers(LeaveGroupRequest.Member.newBuilder().setMemberId("m")).build());
-        assertThat(leave.getErrorCode()).isEqualTo(GROUP_AUTHORIZATION_FAILED);
-        var offsetDelete = alice.offsetDelete(OffsetDeleteRequest.newBuilder().setGroupId(groupId)
-                .addTopics(OffsetDeleteRequest.Topic.newBuilder().setName("t").addPartitionIndexes(0)).build());
-        assertThat(offsetDelete.getErrorCode()).isEqualTo(GROUP_AUTHORIZATION_FAILED);
-        // Every partition.
-        var commit = alice.offsetCommit(Requests.commit(groupId, "", -1, "t", 0, 99L).toBuilder()
-                .addTopics(io.cohort.api.v1.OffsetCommitRequest.Topic.newBuilder().setName("u")
-                        .addPartitions(io.cohort.api.v1.OffsetCommitRequest.Partition.newBuilder()
-                                .setPartitionIndex(3).setCommittedOffset(1))).build());
-        assertThat(commit.getTopicsList()).hasSize(2).allSatisfy(t -> assertThat(t.getPartitionsList())
-                .allSatisfy(p -> assertThat(p.getErrorCode()).isEqualTo(GROUP_AUTHORIZATION_FAILED)));
-        // Per group.
-        var fetched = alice.offsetFetch(Requests.fetch(groupId, ReadConsistency.READ_CONSISTENCY_LINEARIZABLE, "t", 0));
-        assertThat(fetched.getGroups(0).getErrorCode()).isEqualTo(GROUP_AUTHORIZATION_FAILED);
-        var described = alice.describeGroups(DescribeGroupsRequest.newBuilder().addGroupIds(groupId).build());
-        assertThat(described.getGroups(0).getGroupId()).isEqualTo(groupId);
-        assertThat(described.getGroups(0).getErrorCode()).isEqualTo(GROUP_AUTHORIZATION_FAILED);
-        var deleted = alice.deleteGroups(DeleteGroupsRequest.newBuilder().addGroupIds(groupId).build());
-        assertThat(deleted.getResults(0).getErrorCode()).isEqualTo(GROUP_AUTHORIZATION_FAILED);
-        // Filtered silently.
-        ListGroupsResponse listed = alice.listGroups(ListGroupsRequest.getDefaultInstance());
-        assertThat(listed.getErrorCode()).as(listed.getErrorMessage()).isEqualTo(NONE);
-        assertThat(listed.getPartitionIndexesList()).as("the group's partition was read").contains(1);
-        assertThat(listed.getGroupsList()).isEmpty();
-        // Nothing was changed: the offset is still there and the group still exists.
-        var stillThere = groups(leader, adminToken).offsetFetch(
-                Requests.fetch(groupId, ReadConsistency.READ_CONSISTENCY_LINEARIZABLE, "t", 0));
-        assertThat(stillThere.getGroups(0).getTopics(0).getPartitions(0).getCommittedOffset()).isEqualTo(42L);
-
-        // Cluster operations: 31.
-        ClusterAdminGrpc.ClusterAdminBlockingStub aliceAdmin = admin(leader, aliceToken);
-        assertThat(aliceAdmin.transferLeadership(TransferLeadershipRequest.newBuilder().setPartitionIndex(1)
-                .setTargetNodeId(1).setTimeoutMs(1_000).build()).getErrorCode()).isEqualTo(CLUSTER_AUTHORIZATION_FAILED);
-        assertThat(aliceAdmin.createAcls(CreateAclsRequest.newBuilder().addCreations(readPrefix("User:alice", "")).build())
-                .getErrorCode()).isEqualTo(CLUSTER_AUTHORIZATION_FAILED);
-        assertThat(aliceAdmin.deleteAcls(DeleteAclsRequest.newBuilder().addFilters(AclBindingFilter.getDefaultInstance())
-                .build()).getErrorCode()).isEqualTo(CLUSTER_AUTHORIZATION_FAILED);
-        assertThat(aliceAdmin.describeAcls(DescribeAclsRequest.getDefaultInstance()).getErrorCode())
-                .isEqualTo(CLUSTER_AUTHORIZATION_FAILED);
-        assertThat(aliceAdmin.clusterStatus(ClusterStatusRequest.getDefaultInstance()).getErrorCode())
-                .isEqualTo(CLUSTER_AUTHORIZATION_FAILED);
-        // An unauthenticated caller is ANONYMOUS: denied alike.
-        assertThat(leader.blocking().joinGroup(Requests.join(groupId, "", "c")).getErrorCode())
-                .isEqualTo(GROUP_AUTHORIZATION_FAILED);
-    }
-
     /**
-     * Backups need ALTER on the cluster: DESCRIBE (what monitoring and the nodes' own principals
-     * get) lets alice see the cluster's status but not copy every group's offsets; the super user
-     * gets the partition's image, whole.
+     * The tests that change nothing another one reads (each has its own groups; only bob gets an
+     * ACL here, none that alice's checks see) share one cluster: one start instead of three. Nested,
+     * so that it runs only while they do, not beside the ACL-change test's own cluster.
      */
-    @Test
-    void testSaveSnapshotNeedsAlterOnTheClusterNotDescribe() {
-        groupWithOffsets(1, "backup");
-        CoordinatorTestCluster.Node leader = cluster.leaderOf(1);
-        AclBinding describeCluster = AclBinding.newBuilder().setPrincipal("User:alice")
-                .setResourceType(AclResourceType.ACL_RESOURCE_TYPE_CLUSTER).setResourceName("cohort-cluster")
-                .setPatternType(AclPatternType.ACL_PATTERN_TYPE_LITERAL)
-                .setOperation(AclOperation.ACL_OPERATION_DESCRIBE).setPermission(AclPermission.ACL_PERMISSION_ALLOW)
-                .build();
-        assertThat(admin(leader, adminToken).createAcls(CreateAclsRequest.newBuilder().addCreations(describeCluster)
-                .build()).getErrorCode()).isEqualTo(NONE);
-        await().atMost(Duration.ofSeconds(30)).until(() -> admin(leader, aliceToken)
-                .clusterStatus(ClusterStatusRequest.getDefaultInstance()).getErrorCode() == NONE);
-        io.cohort.api.v1.SaveSnapshotRequest request = io.cohort.api.v1.SaveSnapshotRequest.newBuilder()
-                .setPartitionIndex(1).build();
+    @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    class OnOneSharedCluster {
+        private CoordinatorTestCluster shared;
 
-        java.util.Iterator<io.cohort.api.v1.SaveSnapshotChunk> denied = admin(leader, aliceToken).saveSnapshot(request);
-        assertThat(denied.next().getInfo().getErrorCode()).isEqualTo(CLUSTER_AUTHORIZATION_FAILED);
-        assertThat(denied.hasNext()).isFalse();
-
-        java.util.Iterator<io.cohort.api.v1.SaveSnapshotChunk> stream = admin(leader, adminToken).saveSnapshot(request);
-        io.cohort.api.v1.SaveSnapshotInfo info = stream.next().getInfo();
-        assertThat(info.getErrorCode()).as(info.getErrorMessage()).isEqualTo(NONE);
-        long received = 0;
-        while (stream.hasNext()) {
-            received += stream.next().getData().size();
+        @BeforeAll
+        void startSharedCluster() {
+            shared = startCluster("shared");
         }
-        assertThat(received).isEqualTo(info.getSnapshotBytes()).isPositive();
-        assertThat(info.getPartitionIndex()).isEqualTo(1);
-        assertThat(info.getAppliedIndex()).isPositive();
-    }
 
-    @Test
-    void testSuperUserIsAllowedEverything() {
-        String groupId = groupWithOffsets(2, "ops");
-        CoordinatorTestCluster.Node leader = cluster.leaderOf(2);
-        GroupCoordinatorGrpc.GroupCoordinatorBlockingStub admin = groups(leader, adminToken);
+        @BeforeEach
+        void useSharedCluster() {
+            cluster = shared;
+        }
 
-        assertThat(admin.joinGroup(Requests.join(groupId, "", "c")).getErrorCode())
-                .isEqualTo(io.cohort.api.v1.ErrorCode.MEMBER_ID_REQUIRED);
-        ListGroupsResponse listed = admin.listGroups(ListGroupsRequest.getDefaultInstance());
-        assertThat(listed.getErrorCode()).as(listed.getErrorMessage()).isEqualTo(NONE);
-        assertThat(listed.getGroupsList()).extracting(ListGroupsResponse.Group::getGroupId).contains(groupId);
-        assertThat(admin(leader, adminToken).clusterStatus(ClusterStatusRequest.getDefaultInstance()).getErrorCode())
-                .isEqualTo(NONE);
+        @AfterAll
+        void stopSharedCluster() {
+            cluster = null;
+            if (shared != null) {
+                shared.close();
+            }
+        }
+
+        @Test
+        void testPrincipalWithoutAclsGetsGroupAuthorizationFailedWhereKafkaPutsIt() {
+            String groupId = groupWithOffsets(1, "orders");
+            CoordinatorTestCluster.Node leader = cluster.leaderOf(1);
+            GroupCoordinatorGrpc.GroupCoordinatorBlockingStub alice = groups(leader, aliceToken);
+
+            // Per key.
+            var found = alice.findCoordinator(FindCoordinatorRequest.newBuilder().addGroupIds(groupId).build());
+            assertThat(found.getCoordinators(0).getErrorCode()).isEqualTo(GROUP_AUTHORIZATION_FAILED);
+            assertThat(found.getCoordinators(0).getNodeId()).isEqualTo(-1);
+            // Whole response.
+            assertThat(alice.joinGroup(Requests.join(groupId, "", "c")).getErrorCode()).isEqualTo(GROUP_AUTHORIZATION_FAILED);
+            assertThat(alice.syncGroup(Requests.sync(groupId, "m", 1)).getErrorCode()).isEqualTo(GROUP_AUTHORIZATION_FAILED);
+            assertThat(alice.heartbeat(Requests.heartbeat(groupId, "m", 1)).getErrorCode())
+                    .isEqualTo(GROUP_AUTHORIZATION_FAILED);
+            var leave = alice.leaveGroup(LeaveGroupRequest.newBuilder().setGroupId(groupId)
+                    .addMembers(LeaveGroupRequest.Member.newBuilder().setMemberId("m")).build());
+            assertThat(leave.getErrorCode()).isEqualTo(GROUP_AUTHORIZATION_FAILED);
+            var offsetDelete = alice.offsetDelete(OffsetDeleteRequest.newBuilder().setGroupId(groupId)
+                    .addTopics(OffsetDeleteRequest.Topic.newBuilder().setName("t").addPartitionIndexes(0)).build());
+            assertThat(offsetDelete.getErrorCode()).isEqualTo(GROUP_AUTHORIZATION_FAILED);
+            // Every partition.
+            var commit = alice.offsetCommit(Requests.commit(groupId, "", -1, "t", 0, 99L).toBuilder()
+                    .addTopics(io.cohort.api.v1.OffsetCommitRequest.Topic.newBuilder().setName("u")
+                            .addPartitions(io.cohort.api.v1.OffsetCommitRequest.Partition.newBuilder()
+                                    .setPartitionIndex(3).setCommittedOffset(1))).build());
+            assertThat(commit.getTopicsList()).hasSize(2).allSatisfy(t -> assertThat(t.getPartitionsList())
+                    .allSatisfy(p -> assertThat(p.getErrorCode()).isEqualTo(GROUP_AUTHORIZATION_FAILED)));
+            // Per group.
+            var fetched = alice.offsetFetch(Requests.fetch(groupId, ReadConsistency.READ_CONSISTENCY_LINEARIZABLE, "t", 0));
+            assertThat(fetched.getGroups(0).getErrorCode()).isEqualTo(GROUP_AUTHORIZATION_FAILED);
+            var described = alice.describeGroups(DescribeGroupsRequest.newBuilder().addGroupIds(groupId).build());
+            assertThat(described.getGroups(0).getGroupId()).isEqualTo(groupId);
+            assertThat(described.getGroups(0).getErrorCode()).isEqualTo(GROUP_AUTHORIZATION_FAILED);
+            var deleted = alice.deleteGroups(DeleteGroupsRequest.newBuilder().addGroupIds(groupId).build());
+            assertThat(deleted.getResults(0).getErrorCode()).isEqualTo(GROUP_AUTHORIZATION_FAILED);
+            // Filtered silently.
+            ListGroupsResponse listed = alice.listGroups(ListGroupsRequest.getDefaultInstance());
+            assertThat(listed.getErrorCode()).as(listed.getErrorMessage()).isEqualTo(NONE);
+            assertThat(listed.getPartitionIndexesList()).as("the group's partition was read").contains(1);
+            assertThat(listed.getGroupsList()).isEmpty();
+            // Nothing was changed: the offset is still there and the group still exists.
+            var stillThere = groups(leader, adminToken).offsetFetch(
+                    Requests.fetch(groupId, ReadConsistency.READ_CONSISTENCY_LINEARIZABLE, "t", 0));
+            assertThat(stillThere.getGroups(0).getTopics(0).getPartitions(0).getCommittedOffset()).isEqualTo(42L);
+
+            // Cluster operations: 31.
+            ClusterAdminGrpc.ClusterAdminBlockingStub aliceAdmin = admin(leader, aliceToken);
+            assertThat(aliceAdmin.transferLeadership(TransferLeadershipRequest.newBuilder().setPartitionIndex(1)
+                    .setTargetNodeId(1).setTimeoutMs(1_000).build()).getErrorCode()).isEqualTo(CLUSTER_AUTHORIZATION_FAILED);
+            assertThat(aliceAdmin.createAcls(CreateAclsRequest.newBuilder().addCreations(readPrefix("User:alice", "")).build())
+                    .getErrorCode()).isEqualTo(CLUSTER_AUTHORIZATION_FAILED);
+            assertThat(aliceAdmin.deleteAcls(DeleteAclsRequest.newBuilder().addFilters(AclBindingFilter.getDefaultInstance())
+                    .build()).getErrorCode()).isEqualTo(CLUSTER_AUTHORIZATION_FAILED);
+            assertThat(aliceAdmin.describeAcls(DescribeAclsRequest.getDefaultInstance()).getErrorCode())
+                    .isEqualTo(CLUSTER_AUTHORIZATION_FAILED);
+            assertThat(aliceAdmin.clusterStatus(ClusterStatusRequest.getDefaultInstance()).getErrorCode())
+                    .isEqualTo(CLUSTER_AUTHORIZATION_FAILED);
+            // An unauthenticated caller is ANONYMOUS: denied alike.
+            assertThat(leader.blocking().joinGroup(Requests.join(groupId, "", "c")).getErrorCode())
+                    .isEqualTo(GROUP_AUTHORIZATION_FAILED);
+        }
+
+        /**
+         * Backups need ALTER on the cluster: DESCRIBE (what monitoring and the nodes' own principals
+         * get) lets bob see the cluster's status but not copy every group's offsets; the super user
+         * gets the partition's image, whole. (Bob, not alice: alice has no ACL on the shared cluster.)
+         */
+        @Test
+        void testSaveSnapshotNeedsAlterOnTheClusterNotDescribe() {
+            groupWithOffsets(1, "backup");
+            CoordinatorTestCluster.Node leader = cluster.leaderOf(1);
+            AclBinding describeCluster = AclBinding.newBuilder().setPrincipal("User:bob")
+                    .setResourceType(AclResourceType.ACL_RESOURCE_TYPE_CLUSTER).setResourceName("cohort-cluster")
+                    .setPatternType(AclPatternType.ACL_PATTERN_TYPE_LITERAL)
+                    .setOperation(AclOperation.ACL_OPERATION_DESCRIBE).setPermission(AclPermission.ACL_PERMISSION_ALLOW)
+                    .build();
+            assertThat(admin(leader, adminToken).createAcls(CreateAclsRequest.newBuilder().addCreations(describeCluster)
+                    .build()).getErrorCode()).isEqualTo(NONE);
+            await().atMost(Duration.ofSeconds(30)).until(() -> admin(leader, bobToken)
+                    .clusterStatus(ClusterStatusRequest.getDefaultInstance()).getErrorCode() == NONE);
+            io.cohort.api.v1.SaveSnapshotRequest request = io.cohort.api.v1.SaveSnapshotRequest.newBuilder()
+                    .setPartitionIndex(1).build();
+
+            java.util.Iterator<io.cohort.api.v1.SaveSnapshotChunk> denied = admin(leader, bobToken).saveSnapshot(request);
+            assertThat(denied.next().getInfo().getErrorCode()).isEqualTo(CLUSTER_AUTHORIZATION_FAILED);
+            assertThat(denied.hasNext()).isFalse();
+
+            java.util.Iterator<io.cohort.api.v1.SaveSnapshotChunk> stream = admin(leader, adminToken).saveSnapshot(request);
+            io.cohort.api.v1.SaveSnapshotInfo info = stream.next().getInfo();
+            assertThat(info.getErrorCode()).as(info.getErrorMessage()).isEqualTo(NONE);
+            long received = 0;
+            while (stream.hasNext()) {
+                received += stream.next().getData().size();
+            }
+            assertThat(received).isEqualTo(info.getSnapshotBytes()).isPositive();
+            assertThat(info.getPartitionIndex()).isEqualTo(1);
+            assertThat(info.getAppliedIndex()).isPositive();
+        }
+
+        @Test
+        void testSuperUserIsAllowedEverything() {
+            String groupId = groupWithOffsets(2, "ops");
+            CoordinatorTestCluster.Node leader = cluster.leaderOf(2);
+            GroupCoordinatorGrpc.GroupCoordinatorBlockingStub admin = groups(leader, adminToken);
+
+            assertThat(admin.joinGroup(Requests.join(groupId, "", "c")).getErrorCode())
+                    .isEqualTo(io.cohort.api.v1.ErrorCode.MEMBER_ID_REQUIRED);
+            ListGroupsResponse listed = admin.listGroups(ListGroupsRequest.getDefaultInstance());
+            assertThat(listed.getErrorCode()).as(listed.getErrorMessage()).isEqualTo(NONE);
+            assertThat(listed.getGroupsList()).extracting(ListGroupsResponse.Group::getGroupId).contains(groupId);
+            assertThat(admin(leader, adminToken).clusterStatus(ClusterStatusRequest.getDefaultInstance()).getErrorCode())
+                    .isEqualTo(NONE);
+        }
     }
 
     @Test
     void testAclChangeThroughOneNodeIsEnforcedOnEveryNodeAcrossLeaderKillAndFullRestart() {
+        // Its own cluster: it kills and restarts nodes and checks the exact list of ACLs.
+        ownCluster = startCluster("acl-change");
+        cluster = ownCluster;
         String appGroup = groupWithOffsets(1, "app-orders");
         String otherGroup = groupWithOffsets(2, "billing");
         // Made through a node that does not lead partition 0: it forwards to the leader with the caller's token.
