@@ -136,6 +136,8 @@ public final class CohortRaftNode implements AutoCloseable {
     private final StorageWatch storageWatch;
     private final StuckStepDownWatch stuckStepDowns;
     private final ConnectionBudget raftConnections;
+    /** The Raft port's bounds and I/O threads; null when connections are unbounded. */
+    private final RaftPortConnections raftPortConnections;
     private final MembershipChanges changes;
 
     private CohortRaftNode(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning, RaftPortOptions raftPort,
@@ -199,9 +201,12 @@ public final class CohortRaftNode implements AutoCloseable {
         ConnectionLimits connectionLimits = raftPort.connectionLimits();
         if (connectionLimits == null) {
             this.raftConnections = new ConnectionBudget("raft", Integer.MAX_VALUE);
+            this.raftPortConnections = null;
             GrpcConfigKeys.Server.setServicesCustomizer(parameters, raftPortGuard);
         } else {
-            this.raftConnections = RaftPortConnections.install(properties, parameters, connectionLimits, raftPortGuard);
+            this.raftPortConnections = RaftPortConnections.install(properties, parameters, connectionLimits,
+                    raftPortGuard);
+            this.raftConnections = raftPortConnections.budget();
         }
         // TLS is Ratis's own (GrpcTlsConfig): the SSL handler sits under the customizer's bounds and guard.
         if (raftTls != null) {
@@ -1002,7 +1007,13 @@ public final class CohortRaftNode implements AutoCloseable {
         }
         timerScheduler.shutdownNow();
         lingerTimer.shutdownNow();
-        server.close();
+        try {
+            server.close();
+        } finally {
+            if (raftPortConnections != null) {
+                raftPortConnections.close();
+            }
+        }
     }
 
     private static int nodeIdOf(RaftPeerId peerId) {
