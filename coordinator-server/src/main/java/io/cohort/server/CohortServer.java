@@ -145,9 +145,9 @@ public final class CohortServer implements AutoCloseable {
                     config.auth().superUsers(), () -> raftNode.shard(0).acls());
             Principals principals = new Principals(config.auth().tokenFile() == null ? null
                     : TokenFile.load(config.auth().tokenFile()), config.auth().principalMappingRules());
-            GroupCoordinatorService groupCoordinator = new GroupCoordinatorService(node, parked, metrics.rpcMetrics(),
-                    authorizer);
             PeerChannels peerChannels = PeerChannels.of(tls);
+            GroupCoordinatorService groupCoordinator = new GroupCoordinatorService(node, parked, metrics.rpcMetrics(),
+                    authorizer, peerChannels);
             ClusterAdminService clusterAdmin = new ClusterAdminService(node, peerChannels, authorizer);
             // I/O threads: two per core, as gRPC's shared default that the limited channel replaces.
             connections = new ClientPortConnections(config.nodeId(), config.connectionLimits(), RPC_THREADS);

@@ -65,13 +65,17 @@ final class ConsumerGroupRpcs {
     private final Supplier<Map<String, TopicMetadata>> registry;
     private final BooleanSupplier stopping;
     private final TopicRegexes regexes = new TopicRegexes();
+    private final ConsumerProtocolGate formatGate;
 
     /**
      * @param registry this node's replica of the topic registry (partition 0's state), by name
      * @param stopping whether the node is shutting down (every call is then COORDINATOR_NOT_AVAILABLE)
+     * @param formatGate whether every node reads log format 4 (asked before the first write)
      */
     ConsumerGroupRpcs(CohortRaftNode node, ParkedCalls parked, RpcMetrics metrics, RequestAuthorizer authorizer,
-                      Supplier<Map<String, TopicMetadata>> registry, BooleanSupplier stopping) {
+                      Supplier<Map<String, TopicMetadata>> registry, BooleanSupplier stopping,
+                      ConsumerProtocolGate formatGate) {
+        this.formatGate = formatGate;
         this.node = node;
         this.parked = parked;
         this.metrics = metrics;
@@ -118,17 +122,29 @@ final class ConsumerGroupRpcs {
             }
             ConsumerGroupHeartbeat command = attempt.map(Attempt::command).orElseGet(() ->
                     toCommand(request, clientHost, lookup(node.shard(partition), request)));
-            node.submit(partition, command).whenComplete((result, error) -> {
-                if (error != null) {
-                    serving.answerLater(ErrorTable.failureOf(error, node));
-                } else {
-                    serving.answerLater(() -> toProto(immediate(result)));
-                }
-            });
+            formatGate.refusal().thenCompose(refusal -> refusal != null
+                    ? CompletableFuture.failedFuture(new FormatRefused(refusal))
+                    : node.submit(partition, command)).whenComplete((result, error) -> {
+                        Throwable cause = ErrorTable.unwrap(error);
+                        if (cause instanceof FormatRefused formatRefused) {
+                            serving.answerLater(new Failure(ErrorCode.UNSUPPORTED_VERSION, formatRefused.getMessage(), null));
+                        } else if (error != null) {
+                            serving.answerLater(ErrorTable.failureOf(error, node));
+                        } else {
+                            serving.answerLater(() -> toProto(immediate(result)));
+                        }
+                    });
         });
     }
 
     private record Attempt(ConsumerGroupHeartbeat command, Result result) {
+    }
+
+    /** Not every node reads log format 4 yet: the heartbeat is answered UNSUPPORTED_VERSION. */
+    private static final class FormatRefused extends RuntimeException {
+        FormatRefused(String message) {
+            super(message, null, false, false);
+        }
     }
 
     private static io.cohort.core.response.ConsumerGroupHeartbeatResponse immediate(Result result) {

@@ -38,12 +38,15 @@ import io.cohort.core.response.Response;
 import io.cohort.core.shard.GroupCoordinatorShard;
 import io.cohort.core.shard.Result;
 import io.cohort.raft.CohortRaftNode;
+import io.cohort.raft.NodeAddress;
 import io.cohort.raft.ProposalException;
 import io.cohort.server.auth.Principals;
 import io.cohort.server.auth.RequestAuthorizer;
 import io.cohort.server.metrics.RpcMetrics;
 import io.cohort.server.rpc.ErrorTable.Failure;
 import io.cohort.server.rpc.ParkedCalls.ParkedCall;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.stub.StreamObserver;
@@ -83,6 +86,8 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
     private final RequestAuthorizer authorizer;
     private final LedGroupsListing listing;
     private final ConsumerGroupRpcs consumerGroups;
+    private final Function<NodeAddress, ManagedChannel> channelFactory;
+    private final Map<Integer, ManagedChannel> peerChannels = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile boolean stopping;
 
     public GroupCoordinatorService(CohortRaftNode node, ParkedCalls parked, RpcMetrics metrics) {
@@ -91,13 +96,25 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
 
     public GroupCoordinatorService(CohortRaftNode node, ParkedCalls parked, RpcMetrics metrics,
                                    RequestAuthorizer authorizer) {
+        this(node, parked, metrics, authorizer,
+                peer -> ManagedChannelBuilder.forAddress(peer.host(), peer.clientPort()).usePlaintext().build());
+    }
+
+    /**
+     * @param channelFactory channels to other nodes' client ports (with the node's TLS), for the
+     *                       log-format check before the first consumer-group write
+     */
+    public GroupCoordinatorService(CohortRaftNode node, ParkedCalls parked, RpcMetrics metrics,
+                                   RequestAuthorizer authorizer, Function<NodeAddress, ManagedChannel> channelFactory) {
         this.node = node;
         this.parked = parked;
         this.metrics = metrics;
         this.authorizer = authorizer;
         this.listing = new LedGroupsListing(node);
         this.consumerGroups = new ConsumerGroupRpcs(node, parked, metrics, authorizer,
-                () -> node.topicRegistry().byName(), () -> stopping);
+                () -> node.topicRegistry().byName(), () -> stopping,
+                new ConsumerProtocolGate(new LogFormatGate(node, this::peerChannel)));
+        this.channelFactory = channelFactory;
     }
 
     /**
@@ -118,6 +135,11 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
     public void close() {
         stopping = true;
         parked.close();
+        peerChannels.values().forEach(ManagedChannel::shutdownNow);
+    }
+
+    private ManagedChannel peerChannel(int nodeId) {
+        return peerChannels.computeIfAbsent(nodeId, id -> channelFactory.apply(node.spec().peer(id)));
     }
 
     // ---- FindCoordinator ----
