@@ -139,7 +139,7 @@ class ApiContractTest {
         assertEquals(
             Set.of("FindCoordinator", "JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup",
                 "OffsetCommit", "OffsetFetch", "DescribeGroups", "ListGroups", "DeleteGroups",
-                "OffsetDelete"),
+                "OffsetDelete", "ConsumerGroupHeartbeat", "ConsumerGroupDescribe"),
             methodNames(GroupCoordinatorGrpc.getServiceDescriptor()));
     }
 
@@ -147,7 +147,7 @@ class ApiContractTest {
     void testClusterAdminMethods() {
         assertEquals(Set.of("ClusterStatus", "TransferLeadership", "CreateAcls", "DeleteAcls", "DescribeAcls",
                 "DescribeGroupConfig", "AlterGroupConfig", "AddNode", "RemoveNode", "DescribeMembership", "JoinInfo",
-                "SaveSnapshot"),
+                "SaveSnapshot", "CreateTopics", "AlterTopics", "DeleteTopics", "ListTopics"),
             methodNames(ClusterAdminGrpc.getServiceDescriptor()));
     }
 
