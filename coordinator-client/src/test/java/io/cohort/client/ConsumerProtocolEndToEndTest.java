@@ -163,4 +163,33 @@ class ConsumerProtocolEndToEndTest {
         awaitBalanced(members, tracker);
         assertThat(committer.assignment()).hasSize(TOPIC_PARTITIONS);
     }
+
+    @Test
+    void aTopicThatGainsPartitionsIsReassignedAtTheMembersNextHeartbeats() {
+        String topic = "kip848-growing";
+        assertThat(client.createTopics(List.of(CreateTopicsRequest.NewTopic.newBuilder().setName(topic)
+                .setPartitionCount(2).build()), false).getResults(0).getErrorCode()).isEqualTo(ErrorCode.NONE);
+        String group = "kip848-grow";
+        OwnershipTracker tracker = new OwnershipTracker();
+        List<PollingMember> members = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            GroupMember member = GroupMember.builder(client, group).subscribe(List.of(topic))
+                    .groupProtocol(GroupProtocol.CONSUMER).listener(tracker.listener("g" + i)).build();
+            members.add(new PollingMember("g" + i, member));
+        }
+        running.addAll(members);
+        await().atMost(WAIT).until(() -> tracker.ownedCount() == 2);
+        int epochBefore = client.describeConsumerGroups(List.of(group)).get(0).getGroupEpoch();
+
+        assertThat(client.alterTopics(List.of(io.cohort.api.v1.AlterTopicsRequest.TopicChange.newBuilder()
+                .setName(topic).setPartitionCount(6).build()), false).getResults(0).getErrorCode())
+                .isEqualTo(ErrorCode.NONE);
+
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(tracker.ownedCount()).isEqualTo(6);
+            assertThat(members).allSatisfy(m -> assertThat(m.assignment()).hasSize(3));
+        });
+        assertThat(tracker.violations()).isEmpty();
+        assertThat(client.describeConsumerGroups(List.of(group)).get(0).getGroupEpoch()).isGreaterThan(epochBefore);
+    }
 }
