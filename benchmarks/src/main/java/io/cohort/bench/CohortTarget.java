@@ -299,9 +299,9 @@ final class CohortTarget implements Target {
      */
     private Member consumerMember(CohortClient client, String groupId, String topic, int index, GenerationTracker tracker) {
         AtomicReference<GroupMember> self = new AtomicReference<>();
-        Runnable report = () -> {
+        java.util.function.Consumer<String> report = source -> {
             GroupMember m = self.get();
-            tracker.owns(index, m.generationId(), partitionNumbers(m.assignment(), Set.of()));
+            tracker.owns(index, m.generationId(), partitionNumbers(m.assignment(), Set.of()), source);
         };
         GroupMember member = GroupMember.builder(client, groupId)
                 .subscribe(List.of(topic))
@@ -311,23 +311,23 @@ final class CohortTarget implements Target {
                 .listener(new RebalanceListener() {
                     @Override
                     public void onPartitionsAssigned(Collection<TopicPartition> added) {
-                        report.run();
+                        report.accept("listener");
                     }
 
                     @Override
                     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
                         GroupMember m = self.get();
-                        tracker.owns(index, m.generationId(), partitionNumbers(m.assignment(), partitions));
+                        tracker.owns(index, m.generationId(), partitionNumbers(m.assignment(), partitions), "listener");
                     }
 
                     @Override
                     public void onPartitionsLost(Collection<TopicPartition> partitions) {
-                        tracker.owns(index, -1, Set.of());
+                        tracker.owns(index, -1, Set.of(), "listener");
                     }
                 })
                 .build();
         self.set(member);
-        return pollLoop(member, client, report);
+        return pollLoop(member, client, () -> report.accept("poll"));
     }
 
     private static Set<Integer> partitionNumbers(Collection<TopicPartition> owned, Collection<TopicPartition> minus) {

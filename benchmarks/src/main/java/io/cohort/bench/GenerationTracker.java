@@ -24,6 +24,8 @@ final class GenerationTracker {
     /** Consumer protocol: what each member owns now (partition numbers), else unused. */
     private final java.util.List<java.util.Set<Integer>> owned;
     private ConsumerDone consumer;
+    /** Consumer protocol: where the last state change was reported ("listener" or "poll"). */
+    private String lastSource = "";
 
     GenerationTracker(int capacity) {
         generation = new int[capacity];
@@ -79,10 +81,11 @@ final class GenerationTracker {
      * and owns {@code partitions}; reported by its rebalance listener and after each poll, so
      * repeated reports of an unchanged state are normal.
      */
-    synchronized void owns(int index, int epoch, java.util.Set<Integer> partitions) {
+    synchronized void owns(int index, int epoch, java.util.Set<Integer> partitions, String source) {
         if (generation[index] == epoch && owned.get(index).equals(partitions)) {
             return;
         }
+        lastSource = source;
         long now = System.nanoTime();
         generation[index] = epoch;
         owned.set(index, java.util.Set.copyOf(partitions));
@@ -108,6 +111,7 @@ final class GenerationTracker {
         long allAtEpochNanos;
         int maxEpoch;
         int minEpochSeen;
+        String doneBy = "";
 
         ConsumerDone(int partitions, int newMember, int minEpoch) {
             this.partitions = partitions;
@@ -151,6 +155,7 @@ final class GenerationTracker {
         doneGeneration = c.newMember >= 0 ? generation[c.newMember] : max;
         c.maxEpoch = max;
         c.minEpochSeen = min;
+        c.doneBy = lastSource;
         if (allAtLeast(doneGeneration)) {
             c.allAtEpochNanos = now;
         }
@@ -169,6 +174,11 @@ final class GenerationTracker {
     /** Consumer protocol: when every member reported an epoch >= {@link #doneGeneration}, 0 if not (yet). */
     synchronized long allAtEpochNanos() {
         return consumer == null ? 0 : consumer.allAtEpochNanos;
+    }
+
+    /** Consumer protocol: whether the report that completed "done" came from a "listener" or after a "poll". */
+    synchronized String doneBy() {
+        return consumer == null ? "" : consumer.doneBy;
     }
 
     /** Consumer protocol: the highest and lowest member epochs at the moment of "done". */

@@ -312,7 +312,7 @@ final class KafkaTarget implements Target {
 
                     @Override
                     public void onPartitionsLost(Collection<TopicPartition> partitions) {
-                        tracker.owns(index, -1, Set.of());
+                        tracker.owns(index, -1, Set.of(), "listener");
                     }
 
                     private void report(Collection<TopicPartition> minus) {
@@ -322,7 +322,7 @@ final class KafkaTarget implements Target {
                                 numbers.add(tp.partition());
                             }
                         }
-                        tracker.owns(index, consumer.groupMetadata().generationId(), numbers);
+                        tracker.owns(index, consumer.groupMetadata().generationId(), numbers, "listener");
                     }
                 });
                 while (!stop.get()) {
@@ -331,7 +331,7 @@ final class KafkaTarget implements Target {
                     for (TopicPartition tp : consumer.assignment()) {
                         numbers.add(tp.partition());
                     }
-                    tracker.owns(index, consumer.groupMetadata().generationId(), numbers);
+                    tracker.owns(index, consumer.groupMetadata().generationId(), numbers, "poll");
                 }
             } catch (org.apache.kafka.common.errors.InterruptException e) {
                 Thread.currentThread().interrupt();

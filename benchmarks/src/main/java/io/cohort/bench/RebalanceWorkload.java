@@ -152,6 +152,7 @@ final class RebalanceWorkload {
             if (consumer) {
                 int[] range = tracker.epochRange();
                 facts.put("initial_epochs", range[0] + ".." + range[1]);
+                facts.put("initial_done_by", tracker.doneBy());
             }
 
             Machine.sleep(o.rebalanceSettleMs());
@@ -178,6 +179,7 @@ final class RebalanceWorkload {
                 while (tracker.allAtEpochNanos() == 0 && System.nanoTime() < allDeadline) {
                     Machine.sleep(50);
                 }
+                facts.put("join_one_more_done_by", tracker.doneBy());
                 long all = tracker.allAtEpochNanos();
                 facts.put("all_members_new_epoch_ms", all == 0 ? null : Json.round((all - t1) / 1e6, 1));
             }
