@@ -10,6 +10,9 @@
 #               commits_per_s, p50_ms, p99_ms, p999_ms, failed_commits
 #   rebalance   N = 10, 100, 500 members, range assignor, topic of N partitions:
 #               initial_join_ms, join_one_more_ms
+#               --protocol classic|consumer|both (default classic): consumer = KIP-848 members
+#               (group.protocol=consumer, server assignor uniform, heartbeat 5 s); both = classic, then
+#               consumer, on the same cluster, and the side-by-side table (with --vs-kafka, all four)
 #   failover    8 committers; SIGKILL the watched group's coordinator (5 kills; Kafka 3):
 #               gap_ms, max_stall_any_committer_ms, lost_acked_commits per kill, p50/p99 summary
 #   scale       100,000 groups x 10 offsets on 3 nodes with -Xmx1g (Cohort only): heap_used_mb,

@@ -68,6 +68,10 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--rebalance-timeout-s", description = "rebalance: give up on a join after this long (default 180).")
     int rebalanceTimeoutS = 180;
 
+    @Option(names = "--protocol", description = "rebalance: the group protocol, classic, consumer (KIP-848) or both "
+            + "(classic, then consumer, on the same cluster; default classic).")
+    String protocol = "classic";
+
     @Option(names = "--member-poll-ms", description = "rebalance: each member polls every this many ms (default 100).")
     long memberPollMs = 100;
 
@@ -185,7 +189,17 @@ public final class BenchMain implements Callable<Integer> {
                 Machine.intList(cs), Machine.intList(ns != null ? ns : quick ? "10,100" : "10,100,500"),
                 rebalanceSettleMs, rebalanceTimeoutS, memberPollMs,
                 pick(kills, 5, 1), pick(kafkaKills, 3, 1), failoverCommitters, preKillS, observeS, pick(killSettleS, 10, 2), catchUpTimeoutS,
-                pick(groups, 100_000, 10_000), offsetsPerGroup, scaleThreads, scaleClients, scaleVerify, scaleHeap, tls, vsSecure, nodes);
+                pick(groups, 100_000, 10_000), offsetsPerGroup, scaleThreads, scaleClients, scaleVerify, scaleHeap, tls, vsSecure, nodes, protocols());
+    }
+
+    private List<String> protocols() {
+        return switch (protocol) {
+            case "classic" -> List.of(Target.CLASSIC);
+            case "consumer" -> List.of(Target.CONSUMER);
+            case "both" -> List.of(Target.CLASSIC, Target.CONSUMER);
+            default -> throw new CommandLine.ParameterException(new CommandLine(this),
+                    "--protocol must be classic, consumer or both; got " + protocol);
+        };
     }
 
     private List<Integer> partitionCounts() {
@@ -246,6 +260,11 @@ public final class BenchMain implements Callable<Integer> {
         String table = Ratios.table(results.lines(), "cohort", "kafka");
         if (!table.isEmpty()) {
             tables.append(tables.isEmpty() ? "" : "\n").append("Cohort/Kafka, run ").append(RUN_ID).append(quickNote).append('\n').append(table);
+        }
+        String protocols = ProtocolTable.table(results.lines());
+        if (!protocols.isEmpty()) {
+            tables.append(tables.isEmpty() ? "" : "\n").append("Rebalance by group protocol (ms), run ").append(RUN_ID)
+                    .append(quickNote).append('\n').append(protocols);
         }
         String security = Ratios.table(results.lines(), CohortTarget.SECURED, "cohort");
         if (!security.isEmpty()) {

@@ -44,7 +44,8 @@ record BenchOptions(
         String scaleHeap,
         boolean tls,
         boolean vsSecure,
-        int nodes) {
+        int nodes,
+        List<String> protocols) {
 
     boolean runCohort() {
         return !kafkaOnly;

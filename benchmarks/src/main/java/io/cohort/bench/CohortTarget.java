@@ -21,6 +21,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
@@ -240,12 +241,25 @@ final class CohortTarget implements Target {
 
     @Override
     public void prepareTopic(String topic, int partitions) {
-        // Cohort keeps no topics: members are given the partition count.
+        // Classic members are given the partition count; consumer-protocol groups are assigned by the
+        // coordinator from the topic registry (partition 0's replicated state).
+        var answer = admin.createTopics(List.of(io.cohort.api.v1.CreateTopicsRequest.NewTopic.newBuilder().setName(topic)
+                .setPartitionCount(partitions).build()), false).getResults(0);
+        if (answer.getErrorCode() != io.cohort.api.v1.ErrorCode.NONE
+                && answer.getErrorCode() != io.cohort.api.v1.ErrorCode.TOPIC_ALREADY_EXISTS) {
+            throw new IllegalStateException("cohort: creating topic " + topic + ": " + answer);
+        }
+        // Let every node's replica of the registry apply it before members ask (as KafkaTarget does).
+        Machine.sleep(1000);
     }
 
     @Override
-    public Member member(String groupId, String topic, int partitions, int index, GenerationTracker tracker) {
+    public Member member(String groupId, String topic, int partitions, int index, GenerationTracker tracker,
+            String protocol) {
         CohortClient client = newClient("bench-member-" + index);
+        if (protocol.equals(CONSUMER)) {
+            return consumerMember(client, groupId, topic, index, tracker);
+        }
         AtomicReference<GroupMember> self = new AtomicReference<>();
         GroupMember member = GroupMember.builder(client, groupId)
                 .subscribe(List.of(topic))
@@ -275,12 +289,66 @@ final class CohortTarget implements Target {
                 })
                 .build();
         self.set(member);
+        return pollLoop(member, client, () -> { });
+    }
+
+    /**
+     * A KIP-848 member: server assignor "uniform", the coordinator's heartbeat interval (default 5 s,
+     * as Kafka's) and session; it reports its member epoch and partitions from its listener and after
+     * every poll.
+     */
+    private Member consumerMember(CohortClient client, String groupId, String topic, int index, GenerationTracker tracker) {
+        AtomicReference<GroupMember> self = new AtomicReference<>();
+        java.util.function.Consumer<String> report = source -> {
+            GroupMember m = self.get();
+            tracker.owns(index, m.generationId(), partitionNumbers(m.assignment(), Set.of()), source);
+        };
+        GroupMember member = GroupMember.builder(client, groupId)
+                .subscribe(List.of(topic))
+                .groupProtocol(io.cohort.client.GroupProtocol.CONSUMER)
+                .serverAssignor("uniform")
+                .rebalanceTimeout(Duration.ofMinutes(5))
+                .listener(new RebalanceListener() {
+                    @Override
+                    public void onPartitionsAssigned(Collection<TopicPartition> added) {
+                        report.accept("listener");
+                    }
+
+                    @Override
+                    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                        GroupMember m = self.get();
+                        tracker.owns(index, m.generationId(), partitionNumbers(m.assignment(), partitions), "listener");
+                    }
+
+                    @Override
+                    public void onPartitionsLost(Collection<TopicPartition> partitions) {
+                        tracker.owns(index, -1, Set.of(), "listener");
+                    }
+                })
+                .build();
+        self.set(member);
+        return pollLoop(member, client, () -> report.accept("poll"));
+    }
+
+    private static Set<Integer> partitionNumbers(Collection<TopicPartition> owned, Collection<TopicPartition> minus) {
+        Set<Integer> numbers = new java.util.HashSet<>();
+        for (TopicPartition tp : owned) {
+            if (!minus.contains(tp)) {
+                numbers.add(tp.partition());
+            }
+        }
+        return numbers;
+    }
+
+    /** The member's poll loop; {@code afterPoll} runs after every poll. */
+    private Member pollLoop(GroupMember member, CohortClient client, Runnable afterPoll) {
         long pollMs = options.memberPollMs();
         return stop -> {
             try {
                 while (!stop.get()) {
                     long t0 = System.nanoTime();
                     member.poll(Duration.ofMillis(pollMs));
+                    afterPoll.run();
                     // GroupMember.poll returns at once when nothing is to be done (no records to wait
                     // for, unlike KafkaConsumer.poll): pace the loop like a consumer polling every pollMs.
                     // A KafkaConsumer blocked in poll wakes when its heartbeat thread learns of a

@@ -4,10 +4,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -234,7 +236,11 @@ final class KafkaTarget implements Target {
     }
 
     @Override
-    public Member member(String groupId, String topic, int partitions, int index, GenerationTracker tracker) {
+    public Member member(String groupId, String topic, int partitions, int index, GenerationTracker tracker,
+            String protocol) {
+        if (protocol.equals(CONSUMER)) {
+            return consumerMember(groupId, topic, index, tracker);
+        }
         Properties p = consumerProps(groupId, "bench-member-" + index);
         p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
                 org.apache.kafka.clients.consumer.RangeAssignor.class.getName());
@@ -265,6 +271,67 @@ final class KafkaTarget implements Target {
                 });
                 while (!stop.get()) {
                     consumer.poll(Duration.ofMillis(pollMs));
+                }
+            } catch (org.apache.kafka.common.errors.InterruptException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                try {
+                    consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
+                } catch (RuntimeException e) {
+                    // Leaving is not measured.
+                }
+            }
+        };
+    }
+
+    /**
+     * A KIP-848 member (group.protocol=consumer, group.remote.assignor=uniform; the broker's
+     * heartbeat interval 5 s and session 45 s, Kafka's defaults, which the client may not set); it
+     * reports its member epoch and partitions from its listener and after every poll.
+     */
+    private Member consumerMember(String groupId, String topic, int index, GenerationTracker tracker) {
+        Properties p = consumerProps(groupId, "bench-member-" + index);
+        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+        p.put(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG, "uniform");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
+        p.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, "300000");
+        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p);
+        long pollMs = options.memberPollMs();
+        return stop -> {
+            try {
+                consumer.subscribe(List.of(topic), new ConsumerRebalanceListener() {
+                    @Override
+                    public void onPartitionsAssigned(Collection<TopicPartition> added) {
+                        report(Set.of());
+                    }
+
+                    @Override
+                    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                        report(partitions);
+                    }
+
+                    @Override
+                    public void onPartitionsLost(Collection<TopicPartition> partitions) {
+                        tracker.owns(index, -1, Set.of(), "listener");
+                    }
+
+                    private void report(Collection<TopicPartition> minus) {
+                        Set<Integer> numbers = new HashSet<>();
+                        for (TopicPartition tp : consumer.assignment()) {
+                            if (!minus.contains(tp)) {
+                                numbers.add(tp.partition());
+                            }
+                        }
+                        tracker.owns(index, consumer.groupMetadata().generationId(), numbers, "listener");
+                    }
+                });
+                while (!stop.get()) {
+                    consumer.poll(Duration.ofMillis(pollMs));
+                    Set<Integer> numbers = new HashSet<>();
+                    for (TopicPartition tp : consumer.assignment()) {
+                        numbers.add(tp.partition());
+                    }
+                    tracker.owns(index, consumer.groupMetadata().generationId(), numbers, "poll");
                 }
             } catch (org.apache.kafka.common.errors.InterruptException e) {
                 Thread.currentThread().interrupt();

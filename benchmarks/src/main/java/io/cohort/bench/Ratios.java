@@ -116,7 +116,8 @@ final class Ratios {
             return "C=" + line.get("c");
         }
         if (line.containsKey("n")) {
-            return "N=" + line.get("n");
+            // Classic lines keep their label of earlier runs; consumer-protocol lines say so.
+            return (Target.CONSUMER.equals(line.get("protocol")) ? "consumer N=" : "N=") + line.get("n");
         }
         return "";
     }

@@ -13,6 +13,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 interface Target extends AutoCloseable {
     /** The topic of the commit and failover workloads: every committer commits its partition 0. */
     String COMMIT_TOPIC = "bench-topic";
+    /** The group protocols of the rebalance workload ({@code --protocol}): Kafka's group.protocol values. */
+    String CLASSIC = "classic";
+    String CONSUMER = "consumer";
 
     /** "cohort" or "kafka". */
     String system();
@@ -51,11 +54,14 @@ interface Target extends AutoCloseable {
         return true;
     }
 
-    /** Creates a topic with {@code partitions} partitions if the system keeps topics (Kafka). */
+    /** Creates a topic with {@code partitions} partitions in the system's topic registry (if it exists already, keeps it). */
     void prepareTopic(String topic, int partitions) throws Exception;
 
-    /** A group member subscribed to {@code topic}; it reports its assignments to {@code tracker} as index {@code index}. */
-    Member member(String groupId, String topic, int partitions, int index, GenerationTracker tracker);
+    /**
+     * A group member of {@code protocol} ({@link #CLASSIC} or {@link #CONSUMER}) subscribed to
+     * {@code topic}; it reports its assignments to {@code tracker} as index {@code index}.
+     */
+    Member member(String groupId, String topic, int partitions, int index, GenerationTracker tracker, String protocol);
 
     /** Keeps the cluster's files (logs, data) when it closes: something failed. */
     void keepFiles();
