@@ -91,6 +91,7 @@ class ConsumerProtocolFailoverIT {
                 consumers.add(new Consumer("c" + i, bootstrap));
             }
             long formedMs = awaitBalanced(admin, "first assignment of " + MEMBERS);
+            history.record("threads of this JVM: " + threadCounts());
 
             // Join 1: member 51, no fault. Nobody but the givers revokes; the others keep committing.
             Map<String, Set<TopicPartition>> before = assignments();
@@ -149,6 +150,7 @@ class ConsumerProtocolFailoverIT {
                     totalAcks(), inDoubt.values().stream().mapToInt(Set::size).sum());
             history.record(summary);
             System.out.println(summary);
+            System.out.println("threads: " + threadCounts());
         } finally {
             for (Consumer consumer : consumers) {
                 consumer.stop();
@@ -195,6 +197,15 @@ class ConsumerProtocolFailoverIT {
         history.record(what + ": " + moved + " partitions moved to " + joiner.name + " from " + givers
                 + "; no other member revoked anything");
         return givers;
+    }
+
+    /** Live threads by name, numbers stripped: what 50 members cost in threads. */
+    private static Map<String, Integer> threadCounts() {
+        Map<String, Integer> counts = new TreeMap<>();
+        for (Thread thread : Thread.getAllStackTraces().keySet()) {
+            counts.merge(thread.getName().replaceAll("[0-9]+", "N"), 1, Integer::sum);
+        }
+        return counts;
     }
 
     private Map<String, Set<TopicPartition>> assignments() {

@@ -126,7 +126,7 @@ public final class ChaosWorkload implements AutoCloseable {
                     ErrorCode code = response.getResults(i).getErrorCode();
                     if (code != ErrorCode.NONE && code != ErrorCode.TOPIC_ALREADY_EXISTS) {
                         left.add(topics.get(i));
-                        lastError = code.name();
+                        lastError = code.name() + ": " + response.getResults(i).getErrorMessage();
                     }
                 }
             } catch (RuntimeException e) {
