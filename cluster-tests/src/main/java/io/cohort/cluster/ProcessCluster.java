@@ -119,8 +119,12 @@ public final class ProcessCluster implements AutoCloseable {
         }
         mountSmallDisks(builder.smallDiskBytes);
         Map<Integer, Integer> raftPorts = new TreeMap<>();
-        nodes.forEach((id, node) -> raftPorts.put(id, node.raftPort));
-        this.links = builder.faultyNetwork ? RaftLinks.start(raftPorts) : null;
+        Map<Integer, Integer> clientPorts = new TreeMap<>();
+        nodes.forEach((id, node) -> {
+            raftPorts.put(id, node.raftPort);
+            clientPorts.put(id, node.clientPort);
+        });
+        this.links = builder.faultyNetwork ? RaftLinks.start(raftPorts, clientPorts) : null;
         // A test JVM that exits without close() must not leave node JVMs behind.
         this.shutdownHook = new Thread(() -> {
             killAllQuietly();

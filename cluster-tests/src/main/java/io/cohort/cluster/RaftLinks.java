@@ -30,7 +30,9 @@ import java.util.stream.Collectors;
  * hosts file ({@code -Djdk.net.hosts.file}). Node a's file maps its own name to 127.0.0.1 (where it
  * binds) and peer b's name to 127.a.b.1, where the proxy of link a→b listens on b's Raft port and
  * forwards to 127.0.0.1. Every connection a opens to b, and so every byte of a's requests to b and
- * of b's replies, crosses that proxy. Cutting a link closes its connections and refuses new ones
+ * of b's replies, crosses that proxy. The proxy listens on b's client port too: nodes call each
+ * other's client ports (a follower forwarding a topic-registry change to the leader, the log-format
+ * gate's ClusterStatus calls), and those calls take the same path, and the same cuts, as Raft's. Cutting a link closes its connections and refuses new ones
  * (the peer sees a reset, as after a crash or a firewall reject); healing lets connections through
  * again. Ratis reconnects on its own.
  */
@@ -42,14 +44,19 @@ public final class RaftLinks implements AutoCloseable {
         this.raftPorts = Map.copyOf(raftPorts);
     }
 
-    /** Starts a proxy for every ordered pair of distinct nodes. */
-    static RaftLinks start(Map<Integer, Integer> raftPorts) {
+    /**
+     * Starts a proxy for every ordered pair of distinct nodes, on the target's Raft port and (when
+     * {@code clientPorts} has it) its client port.
+     */
+    static RaftLinks start(Map<Integer, Integer> raftPorts, Map<Integer, Integer> clientPorts) {
         RaftLinks network = new RaftLinks(raftPorts);
         try {
             for (int from : raftPorts.keySet()) {
                 for (int to : raftPorts.keySet()) {
                     if (from != to) {
-                        Link link = new Link(from, to, raftPorts.get(to));
+                        List<Integer> ports = clientPorts.containsKey(to)
+                                ? List.of(raftPorts.get(to), clientPorts.get(to)) : List.of(raftPorts.get(to));
+                        Link link = new Link(from, to, ports);
                         network.links.put(key(from, to), link);
                         link.start();
                     }
@@ -161,38 +168,42 @@ public final class RaftLinks implements AutoCloseable {
         links.values().forEach(Link::close);
     }
 
-    /** The proxy of one directed link. */
+    /** The proxy of one directed link, on each of the target's ports. */
     private static final class Link {
         final int from;
         final int to;
-        final int port;
+        final List<Integer> ports;
         final AtomicInteger accepted = new AtomicInteger();
         final Set<Socket> open = ConcurrentHashMap.newKeySet();
+        final List<ServerSocket> servers = new ArrayList<>();
         volatile boolean up = true;
         volatile boolean closed;
-        ServerSocket server;
 
-        Link(int from, int to, int port) {
+        Link(int from, int to, List<Integer> ports) {
             this.from = from;
             this.to = to;
-            this.port = port;
+            this.ports = List.copyOf(ports);
         }
 
         void start() {
-            try {
-                server = new ServerSocket();
-                server.setReuseAddress(true);
-                server.bind(new InetSocketAddress(InetAddress.getByName(proxyAddress(from, to)), port), 64);
-            } catch (IOException e) {
-                throw new UncheckedIOException("could not bind the proxy of link " + from + "->" + to + " on "
-                        + proxyAddress(from, to) + ":" + port, e);
+            for (int port : ports) {
+                ServerSocket server;
+                try {
+                    server = new ServerSocket();
+                    servers.add(server);
+                    server.setReuseAddress(true);
+                    server.bind(new InetSocketAddress(InetAddress.getByName(proxyAddress(from, to)), port), 64);
+                } catch (IOException e) {
+                    throw new UncheckedIOException("could not bind the proxy of link " + from + "->" + to + " on "
+                            + proxyAddress(from, to) + ":" + port, e);
+                }
+                Thread acceptor = new Thread(() -> acceptLoop(server, port), "link-" + from + "-" + to + "-" + port);
+                acceptor.setDaemon(true);
+                acceptor.start();
             }
-            Thread acceptor = new Thread(this::acceptLoop, "link-" + from + "-" + to);
-            acceptor.setDaemon(true);
-            acceptor.start();
         }
 
-        private void acceptLoop() {
+        private void acceptLoop(ServerSocket server, int port) {
             while (!closed) {
                 Socket inbound;
                 try {
@@ -259,7 +270,7 @@ public final class RaftLinks implements AutoCloseable {
 
         void close() {
             closed = true;
-            closeQuietly(server);
+            servers.forEach(Link::closeQuietly);
             setUp(false);
         }
 

@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -160,11 +161,29 @@ public final class ChaosCheckers {
      * protocol, since the fenced member's commits are refused; they are counted, not flagged.
      */
     public static List<String> ownership(List<Op> ops, Map<String, Integer> crossGenerationOverlaps) {
+        return ownership(ops, crossGenerationOverlaps, Set.of());
+    }
+
+    /**
+     * (b) as above, with the groups in {@code consumerProtocolGroups} held to the consumer protocol's
+     * stricter rule: the coordinator assigns a partition only once its previous owner has revoked it
+     * (revoke before assign), so no partition may be owned by two members at once, whatever their
+     * member epochs (a member epoch is per member: two members of a group need not share one). The
+     * one allowed overlap is a member fenced by the coordinator that has not noticed yet: the
+     * partition must then be the next thing that member reports for it, as "lost" (its commits are
+     * refused meanwhile); it is counted in {@code crossGenerationOverlaps}. Member epochs must not go
+     * back, as generations.
+     */
+    public static List<String> ownership(List<Op> ops, Map<String, Integer> crossGenerationOverlaps,
+            Set<String> consumerProtocolGroups) {
         List<String> violations = new ArrayList<>();
+        Map<String, String> nextRelease = consumerProtocolGroups.isEmpty() ? Map.of() : nextReleases(ops);
         Map<String, String[]> owner = new HashMap<>(); // group/tp -> {member, generation}
         Map<String, Map<String, String>> byGeneration = new HashMap<>(); // group#gen -> tp -> member
         Map<String, Integer> lastGeneration = new HashMap<>();
-        for (Op op : ops) {
+        Map<String, Integer> ownerSince = new HashMap<>(); // group/tp -> index of the op that assigned it
+        for (int index = 0; index < ops.size(); index++) {
+            Op op = ops.get(index);
             if (!op.type().equals(Op.EVENT)) {
                 continue;
             }
@@ -172,6 +191,7 @@ public final class ChaosCheckers {
             if (!f.equals("assigned") && !f.equals("revoked") && !f.equals("lost")) {
                 continue;
             }
+            boolean consumerProtocol = consumerProtocolGroups.contains(op.key());
             String member = op.process();
             int generation = op.generation();
             if (f.equals("assigned")) {
@@ -186,7 +206,16 @@ public final class ChaosCheckers {
                 for (String tp : split(lists.group(1))) {
                     String key = op.key() + "/" + tp;
                     String[] current = owner.get(key);
-                    if (current != null && !current[0].equals(member)) {
+                    if (current != null && !current[0].equals(member) && consumerProtocol) {
+                        String released = nextRelease.get(ownerSince.get(key) + "|" + key);
+                        if ("lost".equals(released)) {
+                            crossGenerationOverlaps.merge(key, 1, Integer::sum);
+                        } else {
+                            violations.add(key + " assigned to " + member + " (epoch " + generation + ") while "
+                                    + current[0] + " (epoch " + current[1] + ") owns it and "
+                                    + (released == null ? "never gives it up" : "later revokes it: not fenced"));
+                        }
+                    } else if (current != null && !current[0].equals(member)) {
                         if (current[1].equals(Integer.toString(generation))) {
                             violations.add(key + " assigned to " + member + " while " + current[0]
                                     + " owns it in the same generation " + generation);
@@ -195,6 +224,10 @@ public final class ChaosCheckers {
                         }
                     }
                     owner.put(key, new String[] {member, Integer.toString(generation)});
+                    ownerSince.put(key, index);
+                }
+                if (consumerProtocol) {
+                    continue; // member epochs are per member: the at-once rule above is the check
                 }
                 Map<String, String> generationOwners = byGeneration.computeIfAbsent(op.key() + "#" + generation,
                         k -> new HashMap<>());
@@ -217,6 +250,40 @@ public final class ChaosCheckers {
             }
         }
         return violations;
+    }
+
+    /**
+     * For every "assigned" event (by index in {@code ops}) and each partition it added, how that
+     * member next gave the partition up: "revoked", "lost", or absent if never. Keyed by
+     * {@code <index of the assignment>|group/tp}.
+     */
+    private static Map<String, String> nextReleases(List<Op> ops) {
+        Map<String, String> result = new HashMap<>();
+        Map<String, List<Integer>> open = new HashMap<>(); // member|group/tp -> assignment indexes
+        for (int index = 0; index < ops.size(); index++) {
+            Op op = ops.get(index);
+            if (!op.type().equals(Op.EVENT)) {
+                continue;
+            }
+            String f = op.function();
+            if (f.equals("assigned")) {
+                Matcher lists = PARTITION_LIST.matcher(op.detail());
+                if (lists.find()) {
+                    for (String tp : split(lists.group(1))) {
+                        open.computeIfAbsent(op.process() + "|" + op.key() + "/" + tp, k -> new ArrayList<>())
+                                .add(index);
+                    }
+                }
+            } else if (f.equals("revoked") || f.equals("lost")) {
+                for (String tp : split(op.detail().replaceAll("^\\[|\\]$", ""))) {
+                    List<Integer> assignments = open.remove(op.process() + "|" + op.key() + "/" + tp);
+                    if (assignments != null) {
+                        assignments.forEach(a -> result.putIfAbsent(a + "|" + op.key() + "/" + tp, f));
+                    }
+                }
+            }
+        }
+        return result;
     }
 
     private static List<String> split(String list) {

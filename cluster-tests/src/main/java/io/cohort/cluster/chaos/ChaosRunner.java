@@ -74,7 +74,7 @@ public final class ChaosRunner {
         line("replay with: scripts/chaos.sh --nodes " + config.nodes() + " --minutes "
                 + Math.max(1, config.faultPhase().toMinutes()) + " --seed " + config.seed()
                 + (config.raftTls() ? " --tls" : "") + (config.authorizer() ? " --authorizer" : "")
-                + (config.diskFull() ? "" : " --no-disk-full"));
+                + (config.diskFull() ? "" : " --no-disk-full") + (config.consumerProtocol() ? "" : " --classic-only"));
         List<Nemesis.Step> schedule = Nemesis.schedule(config);
         Map<String, List<String>> violations = new LinkedHashMap<>();
         ProcessCluster.Builder builder = ProcessCluster.builder().nodes(config.nodes()).partitions(config.partitions())
@@ -82,6 +82,9 @@ public final class ChaosRunner {
                 // The fence probe uses a 3 s session; Kafka's default minimum is 6 s.
                 .set("group.min.session.timeout.ms", 1_000)
                 .set("raft.snapshot.every.entries", ChaosConfig.SNAPSHOT_EVERY_ENTRIES)
+                // Consumer-protocol sessions as long as the classic members' (longer than any fault).
+                .set("group.consumer.session.timeout.ms", ChaosConfig.SESSION_TIMEOUT.toMillis())
+                .set("group.consumer.heartbeat.interval.ms", 1_000)
                 .name("cluster").baseDir(runDir).clusterId("chaos");
         if (config.diskFull()) {
             builder.smallDisk(config.diskFullNode(), ChaosConfig.SMALL_DISK_BYTES);
@@ -152,7 +155,8 @@ public final class ChaosRunner {
                     endNanos));
             int lost = ChaosCheckers.lostAcknowledged(ops, finalValues);
             Map<String, Integer> overlaps = new TreeMap<>();
-            violations.put("(b) exclusive ownership per generation", ChaosCheckers.ownership(ops, overlaps));
+            violations.put("(b) exclusive ownership per generation", ChaosCheckers.ownership(ops, overlaps,
+                    workload.consumerProtocolGroups()));
             Map<String, Integer> fenceOutcomes = new TreeMap<>();
             violations.put("(d) silent members fenced", ChaosCheckers.fencing(ops, fenceOutcomes));
             violations.put("(e) identical replicas", replicaDigests(cluster));
@@ -207,8 +211,10 @@ public final class ChaosRunner {
                     return false;
                 }
                 try {
-                    String state = workload.admin().describeGroup(group.getKey())
-                            .map(DescribeGroupsResponse.Group::getGroupState).orElse("");
+                    String state = workload.consumerProtocolGroups().contains(group.getKey())
+                            ? workload.admin().describeConsumerGroups(List.of(group.getKey())).get(0).getGroupState()
+                            : workload.admin().describeGroup(group.getKey())
+                                    .map(DescribeGroupsResponse.Group::getGroupState).orElse("");
                     if (!state.equals("Stable")) {
                         return false;
                     }
@@ -344,7 +350,8 @@ public final class ChaosRunner {
     }
 
     /**
-     * {@code --nodes N --minutes M --seed S [--report-dir D] [--no-disk-full] [--tls] [--authorizer]};
+     * {@code --nodes N --minutes M --seed S [--report-dir D] [--no-disk-full] [--tls] [--authorizer]
+     * [--classic-only]};
      * exits 1 on any violation.
      */
     public static void main(String[] args) {
@@ -355,6 +362,7 @@ public final class ChaosRunner {
         boolean diskFull = true;
         boolean raftTls = false;
         boolean authorizer = false;
+        boolean consumerProtocol = true;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--nodes" -> nodes = Integer.parseInt(args[++i]);
@@ -364,9 +372,10 @@ public final class ChaosRunner {
                 case "--no-disk-full" -> diskFull = false;
                 case "--tls" -> raftTls = true;
                 case "--authorizer" -> authorizer = true;
+                case "--classic-only" -> consumerProtocol = false;
                 default -> {
                     System.err.println("usage: ChaosRunner [--nodes N] [--minutes M] [--seed S] [--report-dir D]"
-                            + " [--no-disk-full] [--tls] [--authorizer]");
+                            + " [--no-disk-full] [--tls] [--authorizer] [--classic-only]");
                     System.exit(2);
                 }
             }
@@ -380,6 +389,9 @@ public final class ChaosRunner {
         }
         if (authorizer) {
             config = config.withAuthorizer();
+        }
+        if (!consumerProtocol) {
+            config = config.withClassicGroupsOnly();
         }
         Result result = new ChaosRunner(config).run();
         System.out.println(result.passed() ? "[chaos] PASSED" : "[chaos] FAILED\n" + result.describeViolations());

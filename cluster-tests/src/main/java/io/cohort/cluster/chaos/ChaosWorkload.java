@@ -1,5 +1,7 @@
 package io.cohort.cluster.chaos;
 
+import io.cohort.api.v1.CreateTopicsRequest;
+import io.cohort.api.v1.CreateTopicsResponse;
 import io.cohort.api.v1.ErrorCode;
 import io.cohort.api.v1.JoinGroupRequest;
 import io.cohort.api.v1.JoinGroupResponse;
@@ -12,6 +14,7 @@ import io.cohort.client.CohortException;
 import io.cohort.client.CommitFailedException;
 import io.cohort.client.ErrorCodes;
 import io.cohort.client.GroupMember;
+import io.cohort.client.GroupProtocol;
 import io.cohort.client.OffsetAndMetadata;
 import io.cohort.client.RebalanceListener;
 import io.cohort.client.TopicPartition;
@@ -25,13 +28,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * What runs against the cluster during a chaos run, every operation recorded in the history:
- * consumer groups of {@link GroupMember}s committing the partitions they own; a reader per group
+ * consumer groups of {@link GroupMember}s committing the partitions they own (every other group on
+ * KIP-848's consumer protocol when {@link ChaosConfig#consumerProtocol()}, its topic created in the
+ * topic registry at the start; the others classic); a reader per group
  * fetching its offsets; independent committers (simple groups, generation -1), each with a reader;
  * and a fence probe that joins a group, goes silent past its session, and then tries to commit.
  */
@@ -80,6 +87,7 @@ public final class ChaosWorkload implements AutoCloseable {
 
     /** Starts every member, reader, committer and the probe. */
     public void start() {
+        createConsumerProtocolTopics();
         for (int g = 0; g < config.groups(); g++) {
             for (int m = 0; m < config.membersPerGroup(); m++) {
                 Member member = new Member(g, m);
@@ -94,6 +102,57 @@ public final class ChaosWorkload implements AutoCloseable {
         }
         workers.add(new FenceProbe());
         workers.forEach(Worker::start);
+    }
+
+    /**
+     * Creates the topics of the consumer-protocol groups in the registry: the coordinator assigns
+     * from it. Retried (the cluster may still be electing); an existing topic is fine.
+     */
+    private void createConsumerProtocolTopics() {
+        List<CreateTopicsRequest.NewTopic> topics = new ArrayList<>();
+        for (int g = 0; g < config.groups(); g++) {
+            if (config.consumerProtocol(g)) {
+                topics.add(CreateTopicsRequest.NewTopic.newBuilder().setName(topic(g))
+                        .setPartitionCount(config.topicPartitions()).build());
+            }
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!topics.isEmpty()) {
+            List<CreateTopicsRequest.NewTopic> left = new ArrayList<>();
+            String lastError = "";
+            try {
+                CreateTopicsResponse response = admin.createTopics(topics, false);
+                for (int i = 0; i < response.getResultsCount(); i++) {
+                    ErrorCode code = response.getResults(i).getErrorCode();
+                    if (code != ErrorCode.NONE && code != ErrorCode.TOPIC_ALREADY_EXISTS) {
+                        left.add(topics.get(i));
+                        lastError = code.name() + ": " + response.getResults(i).getErrorMessage();
+                    }
+                }
+            } catch (RuntimeException e) {
+                left = topics;
+                lastError = e.toString();
+            }
+            if (!left.isEmpty() && System.nanoTime() > deadline) {
+                throw new IllegalStateException("could not create the consumer-protocol topics: " + lastError);
+            }
+            topics = left;
+            if (!topics.isEmpty()) {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(200)); // back off before retrying
+            }
+        }
+        history.event("workload", "topics-created", consumerProtocolGroups().toString());
+    }
+
+    /** The ids of the groups on the consumer protocol, for the ownership checker. */
+    Set<String> consumerProtocolGroups() {
+        Set<String> groups = new TreeSet<>();
+        for (int g = 0; g < config.groups(); g++) {
+            if (config.consumerProtocol(g)) {
+                groups.add(groupId(g));
+            }
+        }
+        return groups;
     }
 
     /** The members of every group, for the liveness check. */
@@ -233,12 +292,20 @@ public final class ChaosWorkload implements AutoCloseable {
             super("g" + group + "-m" + index);
             this.group = groupId(group);
             this.client = client(name);
-            // Half the groups rebalance eagerly, half cooperatively.
-            this.member = GroupMember.builder(client, this.group).subscribe(List.of(topic(group)))
-                    .topicMetadata(Map.of(topic(group), config.topicPartitions()))
-                    .assignors(List.of(group % 2 == 0 ? new CooperativeStickyAssignor() : new RangeAssignor()))
-                    .sessionTimeout(ChaosConfig.SESSION_TIMEOUT).heartbeatInterval(Duration.ofSeconds(1))
-                    .rebalanceTimeout(Duration.ofSeconds(30)).listener(new Listener()).build();
+            GroupMember.Builder builder = GroupMember.builder(client, this.group).subscribe(List.of(topic(group)))
+                    .rebalanceTimeout(Duration.ofSeconds(30)).listener(new Listener());
+            if (config.consumerProtocol(group)) {
+                // KIP-848: the coordinator assigns (uniform and range in turn); sessions are the
+                // cluster's group.consumer.* settings.
+                builder.groupProtocol(GroupProtocol.CONSUMER).serverAssignor(group % 4 == 1 ? "uniform" : "range");
+            } else {
+                // The classic groups rebalance cooperatively and eagerly in turn.
+                builder.topicMetadata(Map.of(topic(group), config.topicPartitions()))
+                        .assignors(List.of((config.consumerProtocol() ? group / 2 : group) % 2 == 0
+                                ? new CooperativeStickyAssignor() : new RangeAssignor()))
+                        .sessionTimeout(ChaosConfig.SESSION_TIMEOUT).heartbeatInterval(Duration.ofSeconds(1));
+            }
+            this.member = builder.build();
         }
 
         private final class Listener implements RebalanceListener {

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** The checkers find what they are meant to find, on small hand-made histories. */
@@ -86,6 +87,40 @@ class ChaosCheckersTest {
         op("m1", Op.EVENT, "assigned", "g", -1, 2, "[] of []");
         assertThat(ChaosCheckers.ownership(ops, overlaps)).singleElement().asString().contains("back to 2");
         assertThat(overlaps).containsEntry("g/t:0", 1);
+    }
+
+    @Test
+    void testConsumerProtocolGroupsMayNotOverlapAtAllUnlessThePreviousOwnerWasFenced() {
+        // Member epochs differ between members: m2 at epoch 5 taking t:0 while m1 (epoch 4) still
+        // owns it, and m1 later revoking it normally, is a violation of revoke-before-assign.
+        op("m1", Op.EVENT, "assigned", "k", -1, 4, "[t:0, t:1] of [t:0, t:1]");
+        op("m2", Op.EVENT, "assigned", "k", -1, 5, "[t:0] of [t:0]");
+        op("m1", Op.EVENT, "revoked", "k", -1, 4, "[t:0]");
+        Map<String, Integer> overlaps = new HashMap<>();
+        assertThat(ChaosCheckers.ownership(ops, overlaps, Set.of("k"))).singleElement().asString()
+                .contains("k/t:0 assigned to m2").contains("later revokes it");
+        // The same history in a classic group: an overlap across generations, counted, not flagged.
+        assertThat(ChaosCheckers.ownership(ops, overlaps, Set.of())).isEmpty();
+        assertThat(overlaps).containsEntry("k/t:0", 1);
+
+        // Revoke first, then assign: fine; and the fenced owner that reports the partition lost is
+        // the one legal overlap (counted).
+        ops.clear();
+        overlaps.clear();
+        op("m1", Op.EVENT, "assigned", "k", -1, 4, "[t:0, t:1] of [t:0, t:1]");
+        op("m1", Op.EVENT, "revoked", "k", -1, 4, "[t:0]");
+        op("m2", Op.EVENT, "assigned", "k", -1, 5, "[t:0] of [t:0]");
+        op("m3", Op.EVENT, "assigned", "k", -1, 7, "[t:1] of [t:1]");
+        op("m1", Op.EVENT, "lost", "k", -1, -1, "[t:1]");
+        assertThat(ChaosCheckers.ownership(ops, overlaps, Set.of("k"))).isEmpty();
+        assertThat(overlaps).containsOnly(Map.entry("k/t:1", 1));
+
+        // An owner that never gives the partition up.
+        ops.clear();
+        op("m1", Op.EVENT, "assigned", "k", -1, 4, "[t:0] of [t:0]");
+        op("m2", Op.EVENT, "assigned", "k", -1, 5, "[t:0] of [t:0]");
+        assertThat(ChaosCheckers.ownership(ops, overlaps, Set.of("k"))).singleElement().asString()
+                .contains("never gives it up");
     }
 
     @Test
