@@ -110,6 +110,21 @@ final class ConsumerMembership extends Membership {
      * the next. Blocking; runs on the shared executor (or a test's thread).
      */
     void heartbeatOnce() {
+        try {
+            sendHeartbeat();
+        } catch (RuntimeException e) {
+            // Runs on a shared pool that would swallow it: say so, and keep the member heartbeating.
+            LOG.error("group {}: heartbeat of member {} failed unexpectedly; retrying", groupId, reconciler.memberId(), e);
+            synchronized (lock) {
+                inFlight = false;
+                if (!closed) {
+                    scheduleLocked(TimeUnit.MILLISECONDS.toNanos(client.backoff().delayMs(retryAttempt++)));
+                }
+            }
+        }
+    }
+
+    private void sendHeartbeat() {
         ConsumerGroupHeartbeatRequest request;
         synchronized (lock) {
             if (closed || inFlight || !reconciler.heartbeating()) {
@@ -145,8 +160,17 @@ final class ConsumerMembership extends Membership {
             if (closed) {
                 return; // the closing thread sends the leave itself
             }
-            ConsumerReconciler.Outcome outcome = response != null ? reconciler.onResponse(response)
-                    : reconciler.onFailure(failure);
+            ConsumerReconciler.Outcome outcome;
+            try {
+                outcome = response != null ? reconciler.onResponse(response) : reconciler.onFailure(failure);
+            } catch (RuntimeException e) {
+                // A bug here must not end the member's heartbeats (its session would expire while
+                // the application still polls): log it, and try again after a backoff.
+                LOG.error("group {}: member {} could not apply a heartbeat answer ({}); retrying", groupId,
+                        reconciler.memberId(), response != null ? response.getErrorCode() : failure.getMessage(), e);
+                scheduleLocked(TimeUnit.MILLISECONDS.toNanos(client.backoff().delayMs(retryAttempt++)));
+                return;
+            }
             LOG.debug("group {}: heartbeat of {} with epoch {} answered {} -> {} (epoch {})", groupId,
                     reconciler.memberId(), request.getMemberEpoch(),
                     response != null ? response.getErrorCode() : failure.getMessage(), outcome,
@@ -182,6 +206,29 @@ final class ConsumerMembership extends Membership {
         }
     }
 
+    /**
+     * Holding {@link #lock}: a safety net run by every poll. If no heartbeat is in flight and the
+     * next one is overdue by more than two intervals although the member should be heartbeating,
+     * the schedule was lost (a failure nothing foresaw): send one now, so the member's session
+     * lives as long as the application polls.
+     */
+    private void restartHeartbeatsIfStalledLocked() {
+        if (executor == null || inFlight || closed || fatal != null || !reconciler.heartbeating()) {
+            return;
+        }
+        long overdueNanos = System.nanoTime() - nextHeartbeatNanos;
+        long intervalNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(1, reconciler.heartbeatIntervalMs()));
+        if (overdueNanos > 2 * intervalNanos + TimeUnit.MILLISECONDS.toNanos(client.requestTimeout().toMillis())) {
+            LOG.warn("group {}: member {} sent no heartbeat for {} ms; sending one now", groupId,
+                    reconciler.memberId(), TimeUnit.NANOSECONDS.toMillis(overdueNanos + intervalNanos));
+            if (scheduled != null) {
+                scheduled.cancel(false);
+            }
+            scheduled = null;
+            scheduleLocked(0);
+        }
+    }
+
     /** Holding {@link #lock}: if the state asks for an immediate heartbeat (owned set changed, rejoin), sends it now. */
     private void heartbeatNowIfUrgentLocked() {
         if (reconciler.heartbeatUrgent()) {
@@ -197,6 +244,7 @@ final class ConsumerMembership extends Membership {
         synchronized (lock) {
             ensureOpen();
             lastPollNanos = System.nanoTime();
+            restartHeartbeatsIfStalledLocked();
         }
         reportLostPartitionsIfFenced();
         boolean worked = reconcile();
