@@ -113,7 +113,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
         this.listing = new LedGroupsListing(node);
         this.consumerGroups = new ConsumerGroupRpcs(node, parked, metrics, authorizer,
                 () -> node.topicRegistry().byName(), () -> stopping,
-                new ConsumerProtocolGate(new LogFormatGate(node, this::peerChannel)));
+                new ConsumerProtocolGate(new LogFormatGate(node, this::peerChannel), () -> formatFourWritten(node)));
         this.channelFactory = channelFactory;
     }
 
@@ -136,6 +136,19 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
         stopping = true;
         parked.close();
         peerChannels.values().forEach(ManagedChannel::shutdownNow);
+    }
+
+    /** Whether a format-4 entry was committed: a topic in the registry, or a consumer group on this node. */
+    private static boolean formatFourWritten(CohortRaftNode node) {
+        if (node.topicRegistry().size() > 0) {
+            return true;
+        }
+        for (int partition : node.hostedPartitions()) {
+            if (!node.shard(partition).consumerGroupIds().isEmpty()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private ManagedChannel peerChannel(int nodeId) {

@@ -14,7 +14,7 @@ class ConsumerProtocolGateTest {
     private final ConsumerProtocolGate gate = new ConsumerProtocolGate(() -> {
         asked.incrementAndGet();
         return CompletableFuture.completedFuture(answer.get());
-    });
+    }, () -> false);
 
     @Test
     void testARefusalIsKeptForAWhileAndAnOpenGateIsNeverAskedAgain() {
@@ -28,7 +28,7 @@ class ConsumerProtocolGateTest {
         ConsumerProtocolGate fresh = new ConsumerProtocolGate(() -> {
             asked.incrementAndGet();
             return CompletableFuture.completedFuture(answer.get());
-        });
+        }, () -> false);
         assertThat(fresh.refusal().join()).isNull();
         for (int i = 0; i < 10; i++) {
             assertThat(fresh.refusal().join()).isNull();
@@ -42,9 +42,21 @@ class ConsumerProtocolGateTest {
         ConsumerProtocolGate failing = new ConsumerProtocolGate(() -> {
             asked.incrementAndGet();
             return failed;
-        });
+        }, () -> false);
 
         assertThat(failing.refusal()).isCompletedExceptionally();
         assertThat(asked).hasValue(1);
+    }
+
+    @Test
+    void testTheNodesAreNotAskedOnceFormatFourStateExists() {
+        answer.set("node 1 did not answer, so its log format is unknown");
+        ConsumerProtocolGate afterFailover = new ConsumerProtocolGate(() -> {
+            asked.incrementAndGet();
+            return CompletableFuture.completedFuture(answer.get());
+        }, () -> true);
+
+        assertThat(afterFailover.refusal().join()).isNull();
+        assertThat(asked).hasValue(0);
     }
 }
