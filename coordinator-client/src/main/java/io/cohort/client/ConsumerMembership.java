@@ -374,7 +374,10 @@ final class ConsumerMembership extends Membership {
         synchronized (lock) {
             long seen = responses;
             scheduleLocked(0);
-            while (responses == seen && !closed && fatal == null) {
+            // A fenced member sends no heartbeat until the poll thread (maybe this one) rejoins: no
+            // answer is coming, so the commit fails now (CommitFailedException), as Kafka's does.
+            while (responses == seen && !closed && fatal == null
+                    && reconciler.state() == ConsumerReconciler.State.ACTIVE) {
                 long left = deadlineNanos - System.nanoTime();
                 if (left <= 0) {
                     return null;

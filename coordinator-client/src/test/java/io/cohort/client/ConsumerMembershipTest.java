@@ -201,6 +201,22 @@ class ConsumerMembershipTest {
                 .isInstanceOf(CommitFailedException.class);
     }
 
+    /** Seen in ConsumerProtocolFailoverIT: a fenced member's commit waited for a heartbeat that never came. */
+    @Test
+    void testACommitOfAFencedMemberFailsInsteadOfWaitingForAHeartbeat() throws Exception {
+        ConsumerMembership member = membership(Optional.empty());
+        String id = member.memberId();
+        beat(member, ok(id, 1, Map.of(TOPIC_A, new int[] {0})));
+        poll(member);
+        Membership.CommitTarget stale = member.commitTarget();
+        beat(member, error(ErrorCode.FENCED_MEMBER_EPOCH));
+
+        CompletableFuture<Membership.CommitTarget> retry = CompletableFuture.supplyAsync(() -> member.retryCommitAfter(
+                ErrorCode.STALE_MEMBER_EPOCH, stale, System.nanoTime() + TimeUnit.HOURS.toNanos(1)));
+
+        assertThat(retry.get(30, TimeUnit.SECONDS)).as("no retry target: the commit fails").isNull();
+    }
+
     @Test
     void testCloseRevokesThenLeavesWithEpochMinusOneOrMinusTwoForAStaticMember() {
         for (Optional<String> instance : List.of(Optional.<String>empty(), Optional.of("instance-1"))) {
