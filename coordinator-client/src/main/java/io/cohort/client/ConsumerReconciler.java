@@ -142,7 +142,7 @@ final class ConsumerReconciler {
     /**
      * The next heartbeat, recording what it carries; empty in a state that sends none. Only the
      * fields that changed since the last request are set, except in a full request (join, or the
-     * first request after a failure).
+     * first request after a failure), and except the owned partitions, always sent.
      */
     Optional<ConsumerGroupHeartbeatRequest> nextRequest() {
         ConsumerGroupHeartbeatRequest.Builder request = ConsumerGroupHeartbeatRequest.newBuilder()
@@ -195,9 +195,12 @@ final class ConsumerReconciler {
         if (full || !now.serverAssignor().equals(sent.serverAssignor())) {
             now.serverAssignor().ifPresent(request::setServerAssignor);
         }
-        if (full || !now.owned().equals(sent.owned())) {
-            request.setTopicPartitions(ownedPartitions(reported));
-        }
+        // The owned partitions go in every heartbeat, changed or not (Kafka sends them only when they
+        // changed): a heartbeat the client resends after a transport failure may reach a new
+        // coordinator that already applied it, and the coordinator accepts the previous epoch only
+        // with the owned partitions to compare (throwIfMemberEpochIsInvalid); without them it fences
+        // the member, which then gives up every partition (seen in ConsumerProtocolFailoverIT).
+        request.setTopicPartitions(ownedPartitions(reported));
         sent = now;
         ownedChangedUnreported = false;
         return Optional.of(request.build());

@@ -134,7 +134,7 @@ class ConsumerMembershipTest {
                 "heartbeat epoch 0 owned []",
                 "assigned [a:0, a:1, b:0]",
                 "heartbeat epoch 1 owned [a:0, a:1, b:0]",
-                "heartbeat epoch 1 owned null",
+                "heartbeat epoch 1 owned [a:0, a:1, b:0]",
                 "revoked [a:0]",
                 "assigned []",
                 "heartbeat epoch 1 owned [a:1, b:0]",

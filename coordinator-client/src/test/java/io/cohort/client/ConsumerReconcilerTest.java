@@ -107,7 +107,8 @@ class ConsumerReconcilerTest {
         assertThat(beat.hasSubscribedTopicNames()).isFalse();
         assertThat(beat.hasServerAssignor()).isFalse();
         assertThat(beat.hasRackId()).isFalse();
-        assertThat(beat.hasTopicPartitions()).isFalse();
+        // Always sent: a resent heartbeat of the previous epoch is accepted only with them.
+        assertThat(beat.hasTopicPartitions()).isTrue();
     }
 
     @Test
