@@ -109,8 +109,11 @@ class ConsumerProtocolFailoverIT {
             long acksDuringJoin = acksSince(acksBefore, givers);
             history.record(acksDuringJoin + " commits of the " + (MEMBERS - givers.size())
                     + " members not giving a partition acknowledged during the " + joinMs + " ms rebalance");
-            assertThat(acksDuringJoin).as("commits of the members not involved, acknowledged during the rebalance")
-                    .isPositive();
+            // They were never stopped (checkIncremental: no revocation), so they keep committing: the
+            // members commit once a second in step, so a short rebalance may fall between two rounds;
+            // the next round must then be acknowledged.
+            cluster.awaitCondition(SETTLE_BOUND, "commits of the members not involved in the join",
+                    () -> acksSince(acksBefore, givers) > 0, this::describeMembers);
 
             // Join 2: member 52, and the coordinator SIGKILLed while the group reconciles.
             before = assignments();

@@ -105,9 +105,15 @@ final class ConsumerGroupHeartbeatHandler {
 
         Assignment before = stored == null ? Assignment.EMPTY : stored.assignedPartitions();
         boolean assignmentChanged = !next.assignedPartitions().equals(before);
+        // Also when the member reports owning other partitions than it is assigned: the answer that
+        // carried its assignment may have been lost with a killed coordinator, and a resent
+        // heartbeat is not a full request (Kafka's client rebuilds a full one after a failure; ours
+        // may resend the same one to the new coordinator). Seen in ConsumerProtocolFailoverIT.
+        boolean ownedDiffers = request.ownedPartitions() != null
+                && !request.ownedPartitions().equals(next.assignedPartitions());
         result.replyNow(new ConsumerGroupHeartbeatResponse(ErrorCode.NONE, null, request.memberId(),
                 next.memberEpoch(), result.config.consumerHeartbeatIntervalMs(),
-                request.isFullRequest() || assignmentChanged ? next.assignedPartitions() : null));
+                request.isFullRequest() || assignmentChanged || ownedDiffers ? next.assignedPartitions() : null));
     }
 
     /**
