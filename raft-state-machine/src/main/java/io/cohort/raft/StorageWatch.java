@@ -1,5 +1,6 @@
 package io.cohort.raft;
 
+import java.util.BitSet;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -31,6 +32,8 @@ final class StorageWatch {
     private final AtomicReference<StorageFailure> failure = new AtomicReference<>();
     /** Set when the node stops on purpose: replicas closing then are not a failure. */
     private volatile boolean closing;
+    /** The replicas found closed by the previous {@link #checkReplicasOpen} (one timer thread calls it). */
+    private BitSet closedAtLastCheck = new BitSet();
 
     StorageWatch(int nodeId, Consumer<StorageFailure> onFailure) {
         this.nodeId = nodeId;
@@ -53,17 +56,31 @@ final class StorageWatch {
         onFailure.accept(reported);
     }
 
-    /** Reports the first of {@code partitions} replicas that is no longer open, if the node is not closing. */
+    /**
+     * Reports the first of {@code partitions} replicas found closed on two checks in a row, if the
+     * node is not closing. Two, because Ratis also closes a replica that was removed from its group
+     * (an election answered "not in the configuration") and says so only once the close has finished
+     * ({@code notifyServerShutdown} after {@code close()}): a removed node must not be mistaken for
+     * one whose disk failed. A log that cannot be written is reported at once, through
+     * {@link #report}, not here.
+     */
     void checkReplicasOpen(int partitions, IntPredicate replicaOpen) {
         if (closing || failure.get() != null) {
             return;
         }
+        BitSet closedNow = new BitSet(partitions);
         for (int p = 0; p < partitions; p++) {
-            if (!replicaOpen.test(p) && !closing) {
-                report("the replica of partition " + p + " was closed by Ratis (its log or Raft metadata could "
-                        + "not be written, or its apply thread failed; see the Ratis errors before this line)", null);
-                return;
+            if (!replicaOpen.test(p)) {
+                closedNow.set(p);
             }
+        }
+        BitSet closedTwice = (BitSet) closedNow.clone();
+        closedTwice.and(closedAtLastCheck);
+        closedAtLastCheck = closedNow;
+        int first = closedTwice.nextSetBit(0);
+        if (first >= 0 && !closing) {
+            report("the replica of partition " + first + " was closed by Ratis (its log or Raft metadata could "
+                    + "not be written, or its apply thread failed; see the Ratis errors before this line)", null);
         }
     }
 
