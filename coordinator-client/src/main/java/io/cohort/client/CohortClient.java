@@ -288,7 +288,21 @@ public final class CohortClient implements AutoCloseable {
      * Linearizable: it sees every commit acknowledged before it started.
      */
     public Map<TopicPartition, OffsetAndMetadata> fetchOffsets(String groupId, Collection<TopicPartition> partitions) {
+        return fetchOffsets(groupId, partitions, null, -1);
+    }
+
+    /**
+     * {@link #fetchOffsets(String, Collection)} as consumer-protocol member {@code memberId} at
+     * {@code memberEpoch} (KIP-848's OffsetFetch v9): the coordinator refuses a member it does not
+     * know (UNKNOWN_MEMBER_ID) or one whose epoch moved on (STALE_MEMBER_EPOCH), so that a fenced
+     * member cannot read positions it no longer owns. {@code memberId} null: no identity, no check.
+     */
+    public Map<TopicPartition, OffsetAndMetadata> fetchOffsets(String groupId, Collection<TopicPartition> partitions,
+                                                               String memberId, int memberEpoch) {
         OffsetFetchRequest.Group.Builder group = OffsetFetchRequest.Group.newBuilder().setGroupId(groupId);
+        if (memberId != null) {
+            group.setMemberId(memberId).setMemberEpoch(memberEpoch);
+        }
         Map<String, List<Integer>> byTopic = new TreeMap<>();
         for (TopicPartition tp : partitions) {
             byTopic.computeIfAbsent(tp.topic(), t -> new ArrayList<>()).add(tp.partition());

@@ -205,6 +205,33 @@ public final class GroupMember implements AutoCloseable {
         return commits.commitAsync(offsets);
     }
 
+    /**
+     * The committed offsets of {@code partitions} in this member's group (Kafka's
+     * {@code Consumer.committed}); partitions without one are left out. With the consumer protocol
+     * the fetch carries this member's id and epoch once it has joined, so a fenced member is refused
+     * (UNKNOWN_MEMBER_ID, as a {@link CohortException}); a fetch that raced an epoch bump
+     * (STALE_MEMBER_EPOCH) is sent again with the new epoch.
+     */
+    public Map<TopicPartition, OffsetAndMetadata> committed(Collection<TopicPartition> partitions) {
+        int epoch = membership.commitGeneration();
+        if (groupProtocol != GroupProtocol.CONSUMER || epoch <= 0) {
+            return client.fetchOffsets(groupId, partitions);
+        }
+        Membership.CommitTarget target = new Membership.CommitTarget(epoch, memberId());
+        long deadlineNanos = System.nanoTime() + client.apiTimeout().toNanos();
+        while (true) {
+            try {
+                return client.fetchOffsets(groupId, partitions, target.memberId(), target.generationOrEpoch());
+            } catch (CohortException e) {
+                Membership.CommitTarget retry = membership.retryCommitAfter(e.errorCode(), target, deadlineNanos);
+                if (retry == null) {
+                    throw e;
+                }
+                target = retry;
+            }
+        }
+    }
+
     // ---------------------------------------------------------------------------------------------
     // Close
 

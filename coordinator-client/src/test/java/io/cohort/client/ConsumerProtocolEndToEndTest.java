@@ -1,6 +1,7 @@
 package io.cohort.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.cohort.api.v1.CreateTopicsRequest;
@@ -156,10 +157,18 @@ class ConsumerProtocolEndToEndTest {
         }
         committer.member.commitSync(offsets);
         assertThat(client.fetchOffsets(group)).containsAllEntriesOf(offsets);
+        assertThat(committer.member.committed(offsets.keySet())).as("fetched with the member's id and epoch")
+                .isEqualTo(offsets);
 
         PollingMember leaver = members.remove(1);
+        String leaverId = leaver.member.memberId();
+        int leaverEpoch = leaver.member.generationId();
         leaver.close();
         running.remove(leaver);
+        assertThatThrownBy(() -> client.fetchOffsets(group, offsets.keySet(), leaverId, leaverEpoch))
+                .as("a member that left cannot fetch as itself")
+                .isInstanceOfSatisfying(CohortException.class,
+                        e -> assertThat(e.errorCode()).isEqualTo(io.cohort.api.v1.ErrorCode.UNKNOWN_MEMBER_ID));
         awaitBalanced(members, tracker);
         assertThat(committer.assignment()).hasSize(TOPIC_PARTITIONS);
     }

@@ -296,8 +296,29 @@ public final class GroupCoordinatorShard {
      * Cohort has no transactional offsets, so {@code requireStable} changes nothing.
      */
     public OffsetFetchResponse fetchOffsets(String groupId, Map<String, List<Integer>> topics) {
+        return fetchOffsets(groupId, topics, null, -1);
+    }
+
+    /**
+     * OffsetFetch v9+ for one group, with the fetching member's id and epoch (null and -1: none,
+     * no check). Kafka's ConsumerGroup.validateOffsetFetch: in a consumer group, a named member
+     * must exist (UNKNOWN_MEMBER_ID) and send its current epoch (STALE_MEMBER_EPOCH); both are
+     * group-level errors with no offsets. A classic group checks neither (Kafka's ClassicGroup).
+     */
+    public OffsetFetchResponse fetchOffsets(String groupId, Map<String, List<Integer>> topics, String memberId,
+                                            int memberEpoch) {
         if (groupId == null) {
             return new OffsetFetchResponse(null, ErrorCode.INVALID_GROUP_ID, List.of());
+        }
+        ConsumerGroup consumerGroup = consumerGroups.get(groupId);
+        if (consumerGroup != null && (memberId != null || memberEpoch >= 0)) {
+            ConsumerGroupMember member = memberId == null ? null : consumerGroup.member(memberId);
+            if (member == null) {
+                return new OffsetFetchResponse(groupId, ErrorCode.UNKNOWN_MEMBER_ID, List.of());
+            }
+            if (member.memberEpoch() != memberEpoch) {
+                return new OffsetFetchResponse(groupId, ErrorCode.STALE_MEMBER_EPOCH, List.of());
+            }
         }
         ClassicGroup group = groups.get(groupId);
         boolean noOffsets = group == null ? !consumerGroups.containsKey(groupId) : group.isInState(ClassicGroupState.DEAD);

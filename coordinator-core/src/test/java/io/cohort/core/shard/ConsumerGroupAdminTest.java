@@ -14,6 +14,7 @@ import io.cohort.core.response.DescribedGroup;
 import io.cohort.core.response.JoinGroupResponse;
 import io.cohort.core.response.ListedGroup;
 import io.cohort.core.response.OffsetCommitResponse;
+import io.cohort.core.response.OffsetFetchResponse;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
@@ -65,6 +66,37 @@ class ConsumerGroupAdminTest {
     void testOffsetCommitFromUnknownMemberOrOldVersion() {
         assertThat(commit("m9", 1, (short) 9)).isEqualTo(ErrorCode.UNKNOWN_MEMBER_ID);
         assertThat(commit("m1", 1, (short) 8)).isEqualTo(ErrorCode.UNSUPPORTED_VERSION);
+    }
+
+    @Test
+    void testOffsetFetchWithMemberEpoch() {
+        commit("m1", 1, (short) 9);
+        OffsetFetchResponse fetched = ctx.shard().fetchOffsets(GROUP, Map.of("foo", List.of(0)), "m1", 1);
+        assertThat(fetched.error()).isEqualTo(ErrorCode.NONE);
+        assertThat(fetched.topics().get(0).partitions().get(0).offset()).isEqualTo(42);
+    }
+
+    @Test
+    void testOffsetFetchWithStaleOrUnknownMember() {
+        commit("m1", 1, (short) 9);
+        OffsetFetchResponse stale = ctx.shard().fetchOffsets(GROUP, Map.of("foo", List.of(0)), "m1", 2);
+        assertThat(stale.error()).isEqualTo(ErrorCode.STALE_MEMBER_EPOCH);
+        assertThat(stale.topics()).as("no offsets with a group-level error").isEmpty();
+        assertThat(ctx.shard().fetchOffsets(GROUP, null, "m1", 0).error()).isEqualTo(ErrorCode.STALE_MEMBER_EPOCH);
+        assertThat(ctx.shard().fetchOffsets(GROUP, null, "m9", 1).error()).isEqualTo(ErrorCode.UNKNOWN_MEMBER_ID);
+        // Kafka: a member epoch without a member id is a lookup of no member.
+        assertThat(ctx.shard().fetchOffsets(GROUP, null, null, 1).error()).isEqualTo(ErrorCode.UNKNOWN_MEMBER_ID);
+    }
+
+    @Test
+    void testOffsetFetchWithoutMemberIsNotChecked() {
+        commit("m1", 1, (short) 9);
+        assertThat(ctx.shard().fetchOffsets(GROUP, null, null, -1).topics()).hasSize(1);
+        // A classic group checks no member: Kafka's ClassicGroup.validateOffsetFetch.
+        classicGroupWithOneMember("classic");
+        assertThat(ctx.shard().fetchOffsets("classic", null, "someone", 7).error()).isEqualTo(ErrorCode.NONE);
+        // An unknown group has no offsets and no error.
+        assertThat(ctx.shard().fetchOffsets("nope", Map.of("foo", List.of(0)), "m1", 1).error()).isEqualTo(ErrorCode.NONE);
     }
 
     @Test

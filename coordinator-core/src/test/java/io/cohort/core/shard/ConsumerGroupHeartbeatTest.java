@@ -89,6 +89,23 @@ class ConsumerGroupHeartbeatTest {
     }
 
     @Test
+    void testMemberReportingOtherOwnedPartitionsThanAssignedGetsTheAssignmentAgain() {
+        // The answer that carried the assignment was lost with a killed coordinator; the member's
+        // next heartbeat (same epoch, not a full request) still owns nothing.
+        Assignment a = assignment("foo", 0, 1).build();
+        ctx.assignor.prepare(Map.of("m1", a));
+        ctx.member(GROUP, "m1").joining("foo").send();
+
+        ConsumerGroupHeartbeatResponse response = ctx.member(GROUP, "m1").epoch(1).owned(Assignment.EMPTY).send();
+
+        assertThat(ctx.lastRecords()).as("nothing changed in the group").isEmpty();
+        assertThat(response.memberEpoch()).isEqualTo(1);
+        assertThat(response.assignment()).isEqualTo(a);
+        // Once it reports owning its assignment, the answers go back to carrying none.
+        assertThat(ctx.member(GROUP, "m1").epoch(1).owned(a).send().assignment()).isNull();
+    }
+
+    @Test
     void testRevokeBeforeAssignAcrossTwoMembers() {
         ctx.assignor.prepare(Map.of("m1", assignment("foo", 0, 1, 2, 3, 4, 5).build()));
         ctx.member(GROUP, "m1").joining("foo").send();

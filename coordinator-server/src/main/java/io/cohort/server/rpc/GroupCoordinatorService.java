@@ -520,7 +520,9 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
     private OffsetFetchResponse.Group fetchGroup(OffsetFetchRequest.Group group,
                                                  CompletableFuture<GroupCoordinatorShard> read) {
         try {
-            return ApiMapper.toProto(read.join().fetchOffsets(group.getGroupId(), ApiMapper.toFetchTopics(group)));
+            return ApiMapper.toProto(read.join().fetchOffsets(group.getGroupId(), ApiMapper.toFetchTopics(group),
+                    group.getMemberId().isEmpty() ? null : group.getMemberId(),
+                    group.hasMemberEpoch() ? group.getMemberEpoch() : -1));
         } catch (RuntimeException e) {
             return ApiMapper.offsetFetchError(group.getGroupId(), ErrorTable.failureOf(e, node));
         }

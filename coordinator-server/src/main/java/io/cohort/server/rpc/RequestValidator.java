@@ -200,6 +200,7 @@ final class RequestValidator {
         }
         for (OffsetFetchRequest.Group group : request.getGroupsList()) {
             throwIfTooLong(group.getGroupId(), MAX_GROUP_ID_LENGTH, "groups.group_id");
+            throwIfTooLong(group.getMemberId(), MAX_MEMBER_ID_LENGTH, "groups.member_id");
             for (OffsetFetchRequest.Topic topic : group.getTopicsList()) {
                 throwIfInvalidTopic(topic.getName());
                 for (int partition : topic.getPartitionIndexesList()) {

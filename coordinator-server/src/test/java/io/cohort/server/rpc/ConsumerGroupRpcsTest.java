@@ -109,6 +109,47 @@ class ConsumerGroupRpcsTest {
     }
 
     @Test
+    void testOffsetFetchWithAMemberIdentityIsCheckedAgainstTheConsumerGroup() {
+        int partition = 1;
+        String group = cluster.groupIn(partition, "fetch-epoch");
+        CoordinatorTestCluster.Node leader = cluster.leaderOf(partition);
+        int epoch = stub(leader).consumerGroupHeartbeat(join(group, "member-f", "orders").build()).getMemberEpoch();
+        io.cohort.api.v1.OffsetCommitResponse committed = stub(leader).offsetCommit(
+                io.cohort.api.v1.OffsetCommitRequest.newBuilder().setGroupId(group).setMemberId("member-f")
+                        .setGenerationIdOrMemberEpoch(epoch)
+                        .addTopics(io.cohort.api.v1.OffsetCommitRequest.Topic.newBuilder().setName("orders")
+                                .addPartitions(io.cohort.api.v1.OffsetCommitRequest.Partition.newBuilder()
+                                        .setPartitionIndex(0).setCommittedOffset(7)))
+                        .build());
+        assertThat(committed.getTopics(0).getPartitions(0).getErrorCode()).isEqualTo(ErrorCode.NONE);
+
+        assertThat(fetch(leader, group, "member-f", epoch).getTopics(0).getPartitions(0).getCommittedOffset())
+                .isEqualTo(7);
+        assertThat(fetch(leader, group, "member-f", epoch + 1).getErrorCode()).isEqualTo(ErrorCode.STALE_MEMBER_EPOCH);
+        assertThat(fetch(leader, group, "someone-else", epoch).getErrorCode()).isEqualTo(ErrorCode.UNKNOWN_MEMBER_ID);
+        assertThat(fetch(leader, group, null, -1).getTopics(0).getPartitions(0).getCommittedOffset())
+                .as("no identity: no check (admin tools)").isEqualTo(7);
+        assertThatThrownBy(() -> stub(leader).offsetFetch(io.cohort.api.v1.OffsetFetchRequest.newBuilder()
+                .addGroups(io.cohort.api.v1.OffsetFetchRequest.Group.newBuilder().setGroupId(group)
+                        .setMemberId("m".repeat(10_000)))
+                .build()))
+                .isInstanceOfSatisfying(StatusRuntimeException.class,
+                        e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT));
+    }
+
+    private static io.cohort.api.v1.OffsetFetchResponse.Group fetch(CoordinatorTestCluster.Node node, String group,
+                                                                    String memberId, int memberEpoch) {
+        io.cohort.api.v1.OffsetFetchRequest.Group.Builder request = io.cohort.api.v1.OffsetFetchRequest.Group
+                .newBuilder().setGroupId(group).addTopics(io.cohort.api.v1.OffsetFetchRequest.Topic.newBuilder()
+                        .setName("orders").addPartitionIndexes(0));
+        if (memberId != null) {
+            request.setMemberId(memberId).setMemberEpoch(memberEpoch);
+        }
+        return stub(node).offsetFetch(io.cohort.api.v1.OffsetFetchRequest.newBuilder().addGroups(request).build())
+                .getGroups(0);
+    }
+
+    @Test
     void testARegexSubscriptionIsResolvedAgainstTheRegistryOnTheCoordinator() {
         int partition = 2;
         String group = cluster.groupIn(partition, "regex");
