@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.cohort.client.CohortClient;
 import io.cohort.client.CohortException;
 import io.cohort.client.GroupMember;
-import io.cohort.client.OffsetAndMetadata;
 import io.cohort.client.RebalanceListener;
 import io.cohort.client.TopicPartition;
 import io.cohort.client.assignor.ConsumerPartitionAssignor;
@@ -19,9 +18,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -61,14 +57,10 @@ class ConsumerGroupFailoverIT {
     private History history;
     private final List<Consumer> consumers = new ArrayList<>();
     private final Ownership ownership = new Ownership();
-    /** The next offset to commit per partition: increasing, so the last acknowledged is the largest. */
-    private final Map<TopicPartition, AtomicLong> nextOffset = new ConcurrentHashMap<>();
-    /** The largest acknowledged offset per partition. */
-    private final Map<TopicPartition, Long> acknowledged = new ConcurrentHashMap<>();
+    /** What the members committed, for the check that nothing acknowledged is lost. */
+    private final CommitLedger ledger = new CommitLedger();
     /** Commit calls acknowledged, all members together. */
     private final AtomicLong ackCount = new AtomicLong();
-    /** Offsets whose commit failed or went unanswered: each may or may not have been applied. */
-    private final Map<TopicPartition, Set<Long>> inDoubt = new ConcurrentHashMap<>();
 
     static Stream<Arguments> protocols() {
         return Stream.of(Arguments.of("cooperative-sticky", new CooperativeStickyAssignor()),
@@ -181,20 +173,7 @@ class ConsumerGroupFailoverIT {
     }
 
     private void assertEveryAcknowledgedCommitFetched(CohortClient admin) {
-        Map<TopicPartition, OffsetAndMetadata> fetched = admin.fetchOffsets(GROUP);
-        List<String> problems = new ArrayList<>();
-        for (Map.Entry<TopicPartition, Long> ack : new TreeMap<>(acknowledged).entrySet()) {
-            OffsetAndMetadata got = fetched.get(ack.getKey());
-            long last = ack.getValue();
-            boolean ok = got != null && (got.offset() == last
-                    || got.offset() > last && inDoubt.getOrDefault(ack.getKey(), Set.of()).contains(got.offset()));
-            if (!ok) {
-                problems.add(ack.getKey() + ": last acknowledged " + last + ", fetched " + got);
-            }
-        }
-        history.record("fetched " + fetched.size() + " offsets; " + acknowledged.size() + " partitions acknowledged");
-        assertThat(problems).as("acknowledged commits not fetched back").isEmpty();
-        assertThat(acknowledged).hasSize(TOPIC_PARTITIONS);
+        ledger.assertEveryAcknowledgedCommitFetched(admin.fetchOffsets(GROUP), TOPIC_PARTITIONS, history);
     }
 
     /**
@@ -309,19 +288,11 @@ class ConsumerGroupFailoverIT {
             if (partitions.isEmpty()) {
                 return;
             }
-            Map<TopicPartition, OffsetAndMetadata> offsets = new TreeMap<>();
-            for (TopicPartition tp : new TreeSet<>(partitions)) {
-                offsets.put(tp, new OffsetAndMetadata(nextOffset.computeIfAbsent(tp, t -> new AtomicLong())
-                        .incrementAndGet()));
-            }
-            try {
-                member.commitSync(offsets);
-                offsets.forEach((tp, offset) -> acknowledged.merge(tp, offset.offset(), Math::max));
+            CohortException failure = ledger.commitNext(partitions, member::commitSync);
+            if (failure == null) {
                 ackCount.incrementAndGet();
-            } catch (CohortException e) {
-                offsets.forEach((tp, offset) -> inDoubt.computeIfAbsent(tp, t -> ConcurrentHashMap.newKeySet())
-                        .add(offset.offset()));
-                history.record(name + " commit of " + offsets.size() + " failed: " + e.getMessage());
+            } else {
+                history.record(name + " commit of " + partitions.size() + " failed: " + failure.getMessage());
             }
         }
 

@@ -9,7 +9,6 @@ import io.cohort.client.CohortClient;
 import io.cohort.client.CohortException;
 import io.cohort.client.GroupMember;
 import io.cohort.client.GroupProtocol;
-import io.cohort.client.OffsetAndMetadata;
 import io.cohort.client.RebalanceListener;
 import io.cohort.client.TopicPartition;
 import java.time.Duration;
@@ -22,7 +21,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -72,12 +70,8 @@ class ConsumerProtocolFailoverIT {
     private final List<CohortClient> clients = new ArrayList<>();
     private final List<Consumer> consumers = new ArrayList<>();
     private final Ownership ownership = new Ownership();
-    /** The next offset to commit per partition: increasing, so the last acknowledged is the largest. */
-    private final Map<TopicPartition, AtomicLong> nextOffset = new ConcurrentHashMap<>();
-    /** The largest acknowledged offset per partition. */
-    private final Map<TopicPartition, Long> acknowledged = new ConcurrentHashMap<>();
-    /** Offsets whose commit failed or went unanswered: each may or may not have been applied. */
-    private final Map<TopicPartition, Set<Long>> inDoubt = new ConcurrentHashMap<>();
+    /** What the members committed, for the check that nothing acknowledged is lost. */
+    private final CommitLedger ledger = new CommitLedger();
 
     @Test
     void aMemberJoinsFiftyWithoutStoppingThemAndAReconciliationSurvivesACoordinatorKill() throws Exception {
@@ -155,7 +149,7 @@ class ConsumerProtocolFailoverIT {
                     getClass().getSimpleName(), MEMBERS, formedMs, MEMBERS + 1, joinMs, acksDuringJoin, MEMBERS + 2,
                     coordinator, reconciling.getGroupState(), consumers.size(), commitsAgainMs, sinceKillMs,
                     secondJoinMs, newCoordinator,
-                    totalAcks(), inDoubt.values().stream().mapToInt(Set::size).sum());
+                    totalAcks(), ledger.inDoubtCount());
             history.record(summary);
             System.out.println(summary);
             System.out.println("threads: " + threadCounts());
@@ -310,20 +304,7 @@ class ConsumerProtocolFailoverIT {
     }
 
     private void assertEveryAcknowledgedCommitFetched(CohortClient admin) {
-        Map<TopicPartition, OffsetAndMetadata> fetched = admin.fetchOffsets(GROUP);
-        List<String> problems = new ArrayList<>();
-        for (Map.Entry<TopicPartition, Long> ack : new TreeMap<>(acknowledged).entrySet()) {
-            OffsetAndMetadata got = fetched.get(ack.getKey());
-            long last = ack.getValue();
-            boolean ok = got != null && (got.offset() == last
-                    || got.offset() > last && inDoubt.getOrDefault(ack.getKey(), Set.of()).contains(got.offset()));
-            if (!ok) {
-                problems.add(ack.getKey() + ": last acknowledged " + last + ", fetched " + got);
-            }
-        }
-        history.record("fetched " + fetched.size() + " offsets; " + acknowledged.size() + " partitions acknowledged");
-        assertThat(problems).as("acknowledged commits not fetched back").isEmpty();
-        assertThat(acknowledged).hasSize(TOPIC_PARTITIONS);
+        ledger.assertEveryAcknowledgedCommitFetched(admin.fetchOffsets(GROUP), TOPIC_PARTITIONS, history);
     }
 
     /**
@@ -451,19 +432,11 @@ class ConsumerProtocolFailoverIT {
             if (partitions.isEmpty()) {
                 return;
             }
-            Map<TopicPartition, OffsetAndMetadata> offsets = new TreeMap<>();
-            for (TopicPartition tp : new TreeSet<>(partitions)) {
-                offsets.put(tp, new OffsetAndMetadata(nextOffset.computeIfAbsent(tp, t -> new AtomicLong())
-                        .incrementAndGet()));
-            }
-            try {
-                member.commitSync(offsets);
-                offsets.forEach((tp, offset) -> acknowledged.merge(tp, offset.offset(), Math::max));
+            CohortException failure = ledger.commitNext(partitions, member::commitSync);
+            if (failure == null) {
                 acks.incrementAndGet();
-            } catch (CohortException e) {
-                offsets.forEach((tp, offset) -> inDoubt.computeIfAbsent(tp, t -> ConcurrentHashMap.newKeySet())
-                        .add(offset.offset()));
-                history.record(name + " commit of " + offsets.size() + " failed: " + e.getMessage());
+            } else {
+                history.record(name + " commit of " + partitions.size() + " failed: " + failure.getMessage());
             }
         }
 
