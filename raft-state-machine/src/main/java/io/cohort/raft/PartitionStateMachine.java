@@ -379,19 +379,8 @@ public final class PartitionStateMachine extends BaseStateMachine {
      * paused during {@code attempts} tries.
      */
     public StateDigest stateDigest(int attempts) {
-        for (int i = 0; i < attempts; i++) {
-            long sequence = applySequence.get();
-            long index = lastAppliedIndex();
-            if ((sequence & 1) != 0) {
-                Thread.onSpinWait();
-                continue;
-            }
-            String digest = SnapshotCodec.digest(shard.snapshot());
-            if (applySequence.get() == sequence) {
-                return new StateDigest(index, digest);
-            }
-        }
-        return null;
+        return readBetweenEntries(state -> new StateDigest(lastAppliedIndex(), SnapshotCodec.digest(state.snapshot())),
+                attempts).orElse(null);
     }
 
     /**

@@ -24,7 +24,6 @@ import io.cohort.raft.PartitionStatus;
 import io.cohort.raft.log.LogCodec;
 import io.cohort.server.metrics.RpcMetrics;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.Metadata;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
@@ -33,7 +32,6 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.StreamObserver;
 import java.util.Locale;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
@@ -61,8 +59,7 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
     static final long FORWARD_SLACK_MS = 5_000;
 
     private final CohortRaftNode node;
-    private final Function<NodeAddress, ManagedChannel> channelFactory;
-    private final ConcurrentHashMap<Integer, ManagedChannel> channels = new ConcurrentHashMap<>();
+    private final PeerChannels peers;
     private final RequestAuthorizer authorizer;
     private final AclRpcs acls;
     private final GroupConfigRpcs groupConfig;
@@ -76,8 +73,7 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
     }
 
     public ClusterAdminService(CohortRaftNode node, RequestAuthorizer authorizer) {
-        this(node, peer -> ManagedChannelBuilder.forAddress(peer.host(), peer.clientPort()).usePlaintext().build(),
-                authorizer);
+        this(node, PeerChannels.plaintext(), authorizer);
     }
 
     ClusterAdminService(CohortRaftNode node, Function<NodeAddress, ManagedChannel> channelFactory) {
@@ -88,7 +84,7 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
     public ClusterAdminService(CohortRaftNode node, Function<NodeAddress, ManagedChannel> channelFactory,
                         RequestAuthorizer authorizer) {
         this.node = node;
-        this.channelFactory = channelFactory;
+        this.peers = new PeerChannels(node, channelFactory);
         this.authorizer = authorizer;
         this.acls = new AclRpcs(node, authorizer, this::channel);
         this.groupConfig = new GroupConfigRpcs(node, authorizer, this::channel);
@@ -111,8 +107,7 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
     public void close() {
         stopping = true;
         snapshots.close();
-        channels.values().forEach(ManagedChannel::shutdownNow);
-        channels.clear();
+        peers.close();
     }
 
     // ---- ClusterStatus ----
@@ -529,7 +524,7 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
     }
 
     private ManagedChannel channel(int nodeId) {
-        return channels.computeIfAbsent(nodeId, id -> channelFactory.apply(node.spec().peer(id)));
+        return peers.channel(nodeId);
     }
 
     private static void answer(RpcCall<TransferLeadershipResponse> call, TransferLeadershipResponse response) {

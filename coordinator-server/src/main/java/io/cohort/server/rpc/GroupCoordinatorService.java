@@ -46,7 +46,6 @@ import io.cohort.server.metrics.RpcMetrics;
 import io.cohort.server.rpc.ErrorTable.Failure;
 import io.cohort.server.rpc.ParkedCalls.ParkedCall;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.stub.StreamObserver;
@@ -86,8 +85,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
     private final RequestAuthorizer authorizer;
     private final LedGroupsListing listing;
     private final ConsumerGroupRpcs consumerGroups;
-    private final Function<NodeAddress, ManagedChannel> channelFactory;
-    private final Map<Integer, ManagedChannel> peerChannels = new java.util.concurrent.ConcurrentHashMap<>();
+    private final PeerChannels peers;
     private volatile boolean stopping;
 
     public GroupCoordinatorService(CohortRaftNode node, ParkedCalls parked, RpcMetrics metrics) {
@@ -96,8 +94,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
 
     public GroupCoordinatorService(CohortRaftNode node, ParkedCalls parked, RpcMetrics metrics,
                                    RequestAuthorizer authorizer) {
-        this(node, parked, metrics, authorizer,
-                peer -> ManagedChannelBuilder.forAddress(peer.host(), peer.clientPort()).usePlaintext().build());
+        this(node, parked, metrics, authorizer, PeerChannels.plaintext());
     }
 
     /**
@@ -111,10 +108,10 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
         this.metrics = metrics;
         this.authorizer = authorizer;
         this.listing = new LedGroupsListing(node);
+        this.peers = new PeerChannels(node, channelFactory);
         this.consumerGroups = new ConsumerGroupRpcs(node, parked, metrics, authorizer,
                 () -> node.topicRegistry().byName(), () -> stopping,
-                new ConsumerProtocolGate(new LogFormatGate(node, this::peerChannel), () -> formatFourWritten(node)));
-        this.channelFactory = channelFactory;
+                new ConsumerProtocolGate(new LogFormatGate(node, peers::channel), () -> formatFourWritten(node)));
     }
 
     /**
@@ -135,7 +132,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
     public void close() {
         stopping = true;
         parked.close();
-        peerChannels.values().forEach(ManagedChannel::shutdownNow);
+        peers.close();
     }
 
     /** Whether a format-4 entry was committed: a topic in the registry, or a consumer group on this node. */
@@ -149,10 +146,6 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
             }
         }
         return false;
-    }
-
-    private ManagedChannel peerChannel(int nodeId) {
-        return peerChannels.computeIfAbsent(nodeId, id -> channelFactory.apply(node.spec().peer(id)));
     }
 
     // ---- FindCoordinator ----
