@@ -4,7 +4,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -12,14 +12,20 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Where every consumer-protocol member of the JVM sends its heartbeats: one timer thread that
  * keeps the schedule, and at most {@link #CALL_THREADS} call threads (the calls block: the client's
- * retries sleep) that end when idle. Fifty or five hundred members heartbeating every few seconds
- * share them, rather than holding a thread each; a heartbeat that finds every call thread busy (all
- * blocked in retries during a failover) waits its turn, which delays it by at most a few retry
- * budgets, well inside the session timeout. Threads are daemons: the executor lives as long as the JVM.
+ * retries sleep) that end when idle. Many members heartbeating every few seconds share them, rather
+ * than holding a thread each. A heartbeat that finds every call thread busy waits its turn, so the
+ * pool must keep up with the JVM's heartbeat rate times the call latency: 500 members at a 2 s
+ * interval send 250 heartbeats a second, and with 16 threads a loaded coordinator's 60-100 ms
+ * answers queued them for 4-9 s, close to a 10 s session (one member expired in a 500-member
+ * ConsumerProtocolFailoverIT run). Threads are daemons: the executor lives as long as the JVM.
  */
 final class ConsumerHeartbeatExecutor {
-    /** The most heartbeats in flight at once, JVM-wide. */
-    static final int CALL_THREADS = 16;
+    /**
+     * The most heartbeats in flight at once, JVM-wide. A thread is started only when a heartbeat
+     * finds none idle, and ends after 30 s idle: the pool holds about as many threads as heartbeats
+     * are in flight at once.
+     */
+    static final int CALL_THREADS = 128;
     private static final ConsumerHeartbeatExecutor SHARED = new ConsumerHeartbeatExecutor();
 
     private final ScheduledExecutorService timer;
@@ -32,10 +38,30 @@ final class ConsumerHeartbeatExecutor {
         scheduler.setRemoveOnCancelPolicy(true);
         this.timer = scheduler;
         AtomicInteger threads = new AtomicInteger();
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(CALL_THREADS, CALL_THREADS, 30, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), r -> Membership.daemon(r, "cohort-consumer-heartbeat-" + threads.incrementAndGet()));
-        pool.allowCoreThreadTimeOut(true);
+        HandOffQueue queue = new HandOffQueue();
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(0, CALL_THREADS, 30, TimeUnit.SECONDS, queue,
+                r -> Membership.daemon(r, "cohort-consumer-heartbeat-" + threads.incrementAndGet()),
+                (heartbeat, executor) -> queue.enqueue(heartbeat));
         this.calls = pool;
+    }
+
+    /**
+     * A work queue that hands a heartbeat to an idle call thread if there is one and otherwise
+     * refuses it, so that the pool starts another thread (up to {@link #CALL_THREADS}) rather than
+     * queueing behind busy ones; only when every thread is busy does the heartbeat wait in the queue
+     * (the pool's rejection handler puts it there).
+     */
+    private static final class HandOffQueue extends LinkedTransferQueue<Runnable> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public boolean offer(Runnable heartbeat) {
+            return tryTransfer(heartbeat);
+        }
+
+        void enqueue(Runnable heartbeat) {
+            super.offer(heartbeat);
+        }
     }
 
     static ConsumerHeartbeatExecutor shared() {
