@@ -187,16 +187,25 @@ final class Gather {
     static ClusterView toClusterView(Map<Integer, String> nodes, Map<Integer, ClusterStatusResponse> answers,
             Map<Integer, String> failures) {
         Map<Integer, Integer> raftPorts = new HashMap<>();
+        Map<Integer, String> roles = new HashMap<>();
         int partitionCount = 0;
-        for (ClusterStatusResponse answer : answers.values()) {
+        // Partition 0's leader knows the latest membership; the other answers fill in after it.
+        List<ClusterStatusResponse> ordered = new ArrayList<>(answers.values());
+        ordered.sort(java.util.Comparator.comparing((ClusterStatusResponse a) -> {
+            PartitionStatus zero = partition(a, 0);
+            return zero == null || zero.getLeaderNodeId() != a.getNodeId();
+        }));
+        for (ClusterStatusResponse answer : ordered) {
             partitionCount = Math.max(partitionCount, answer.getPartitionCount());
             for (NodeStatus node : answer.getNodesList()) {
                 raftPorts.putIfAbsent(node.getNodeId(), node.getRaftPort());
+                roles.putIfAbsent(node.getNodeId(), roleName(node.getRole()));
             }
         }
         List<NodeRow> nodeRows = new ArrayList<>();
         new TreeMap<>(nodes).forEach((id, endpoint) -> nodeRows.add(new NodeRow(id, endpoint, raftPorts.get(id),
-                answers.containsKey(id), answers.containsKey(id) ? null : failures.getOrDefault(id, "no answer"))));
+                roles.getOrDefault(id, "-"), answers.containsKey(id),
+                answers.containsKey(id) ? null : failures.getOrDefault(id, "no answer"))));
 
         List<PartitionRow> partitionRows = new ArrayList<>();
         for (int p = 0; p < partitionCount; p++) {
@@ -227,6 +236,14 @@ final class Gather {
                     : new PartitionRow(p, null, false, maxTerm, maxCommit, applied));
         }
         return new ClusterView(nodeRows, partitionRows);
+    }
+
+    private static String roleName(io.cohort.api.v1.MemberRole role) {
+        return switch (role) {
+            case MEMBER_ROLE_VOTER -> "voter";
+            case MEMBER_ROLE_LISTENER -> "listener";
+            default -> "-";
+        };
     }
 
     private static PartitionStatus partition(ClusterStatusResponse answer, int partition) {

@@ -110,7 +110,14 @@ final class Model {
      * @param raftPort its Raft port, as the answering nodes report it; null if no node answered
      * @param error why the node did not answer (e.g. the gRPC status); null if it answered
      */
-    record NodeRow(int nodeId, String client, Integer raftPort, boolean up, String error) {
+    /**
+     * One node of {@code cluster status}.
+     *
+     * @param role "voter", "listener" (being added), or "-" (not in the membership any answering
+     *             node knows: joining and not added yet, or removed); from partition 0's leader's
+     *             answer when it answered, else the first answer naming the node
+     */
+    record NodeRow(int nodeId, String client, Integer raftPort, String role, boolean up, String error) {
     }
 
     /**

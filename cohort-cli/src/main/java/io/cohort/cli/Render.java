@@ -262,7 +262,8 @@ final class Render {
             List<Object> nodes = new ArrayList<>();
             for (NodeRow n : view.nodes()) {
                 nodes.add(Json.obj().put("node_id", n.nodeId()).put("client_endpoint", n.client())
-                        .put("raft_port", n.raftPort()).put("status", n.up() ? "up" : "down").put("error", n.error()));
+                        .put("raft_port", n.raftPort()).put("role", n.role()).put("status", n.up() ? "up" : "down")
+                        .put("error", n.error()));
             }
             List<Object> partitions = new ArrayList<>();
             for (PartitionRow p : view.partitions()) {
@@ -277,9 +278,9 @@ final class Render {
             return Json.write(Json.obj().put("healthy", view.healthy()).put("nodes", nodes)
                     .put("partitions", partitions));
         }
-        Table nodes = new Table("NODE", "CLIENT", "RAFT-PORT", "STATUS");
+        Table nodes = new Table("NODE", "CLIENT", "RAFT-PORT", "ROLE", "STATUS");
         for (NodeRow n : view.nodes()) {
-            nodes.row(n.nodeId(), n.client(), n.raftPort(), n.up() ? "up" : "DOWN");
+            nodes.row(n.nodeId(), n.client(), n.raftPort(), n.role(), n.up() ? "up" : "DOWN");
         }
         List<String> headers = new ArrayList<>(List.of("PARTITION", "LEADER", "TERM", "COMMIT-INDEX"));
         for (NodeRow n : view.nodes()) {

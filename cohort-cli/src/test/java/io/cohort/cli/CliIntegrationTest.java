@@ -245,9 +245,9 @@ class CliIntegrationTest {
     private static void assertClusterStatus() {
         Cli status = succeeds("cluster", "status");
         List<String> lines = status.out().lines().toList();
-        assertThat(lines.get(0)).matches("NODE +CLIENT +RAFT-PORT +STATUS");
+        assertThat(lines.get(0)).matches("NODE +CLIENT +RAFT-PORT +ROLE +STATUS");
         for (int id = 1; id <= 3; id++) {
-            assertThat(lines.get(id)).matches(id + " +\\Q" + cluster.endpoint(id) + "\\E +\\d+ +up");
+            assertThat(lines.get(id)).matches(id + " +\\Q" + cluster.endpoint(id) + "\\E +\\d+ +voter +up");
         }
         assertThat(lines).contains("");
         assertThat(lines.get(5)).matches("PARTITION +LEADER +TERM +COMMIT-INDEX +N1-APPLIED +N2-APPLIED +N3-APPLIED");

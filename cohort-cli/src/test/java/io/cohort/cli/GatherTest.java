@@ -7,6 +7,7 @@ import io.cohort.api.v1.ClusterStatusResponse;
 import io.cohort.api.v1.ConsumerAssignment;
 import io.cohort.api.v1.DescribeGroupsResponse;
 import io.cohort.api.v1.DescribedConsumerGroup;
+import io.cohort.api.v1.MemberRole;
 import io.cohort.api.v1.NodeStatus;
 import io.cohort.api.v1.PartitionStatus;
 import io.cohort.api.v1.TopicPartitions;
@@ -37,13 +38,40 @@ class GatherTest {
         answers.put(2, answer(2, partition(0, 1, 4, false, 98, 97), partition(1, 2, 3, true, 41, 41)));
         ClusterView view = Gather.toClusterView(NODES, answers, Map.of(3, "UNAVAILABLE"));
 
-        assertThat(view.nodes()).containsExactly(new NodeRow(1, "127.0.0.1:7101", 7201, true, null),
-                new NodeRow(2, "127.0.0.1:7102", 7202, true, null),
-                new NodeRow(3, "127.0.0.1:7103", 7203, false, "UNAVAILABLE"));
+        assertThat(view.nodes()).containsExactly(new NodeRow(1, "127.0.0.1:7101", 7201, "voter", true, null),
+                new NodeRow(2, "127.0.0.1:7102", 7202, "voter", true, null),
+                new NodeRow(3, "127.0.0.1:7103", 7203, "voter", false, "UNAVAILABLE"));
         assertThat(view.partitions()).containsExactly(
                 new PartitionRow(0, 1, true, 4, 100, Map.of(1, 100L, 2, 97L)),
                 new PartitionRow(1, 2, true, 3, 41, Map.of(1, 39L, 2, 41L)));
         assertThat(view.healthy()).isTrue();
+    }
+
+    @Test
+    void testClusterViewTakesTheRolesFromPartitionZerosLeader() {
+        Map<Integer, ClusterStatusResponse> answers = new LinkedHashMap<>();
+        // Node 1, a follower of partition 0, has not seen node 3's promotion yet; node 2 leads it.
+        answers.put(1, withRole(answer(1, partition(0, 2, 4, false, 90, 90)), 3, MemberRole.MEMBER_ROLE_LISTENER));
+        answers.put(2, answer(2, partition(0, 2, 4, true, 100, 100)));
+        answers.put(3, withRole(answer(3, partition(0, 2, 4, false, 100, 99)), 3, MemberRole.MEMBER_ROLE_UNSPECIFIED));
+
+        ClusterView view = Gather.toClusterView(NODES, answers, Map.of());
+
+        assertThat(view.nodes()).extracting(NodeRow::role).containsExactly("voter", "voter", "voter");
+        answers.remove(2);
+        assertThat(Gather.toClusterView(NODES, answers, Map.of(2, "UNAVAILABLE")).nodes())
+                .extracting(NodeRow::role).as("without the leader: the first answer naming the node")
+                .containsExactly("voter", "voter", "listener");
+    }
+
+    private static ClusterStatusResponse withRole(ClusterStatusResponse answer, int nodeId, MemberRole role) {
+        ClusterStatusResponse.Builder builder = answer.toBuilder();
+        for (int i = 0; i < builder.getNodesCount(); i++) {
+            if (builder.getNodes(i).getNodeId() == nodeId) {
+                builder.setNodes(i, builder.getNodes(i).toBuilder().setRole(role));
+            }
+        }
+        return builder.build();
     }
 
     @Test
@@ -66,7 +94,7 @@ class GatherTest {
         ClusterView view = Gather.toClusterView(NODES, answers, Map.of());
         assertThat(view.partitions().get(0).leader()).isEqualTo(2);
         assertThat(view.partitions().get(0).leaderReady()).isFalse();
-        assertThat(view.nodes().get(2)).isEqualTo(new NodeRow(3, "127.0.0.1:7103", 7203, false, "no answer"));
+        assertThat(view.nodes().get(2)).isEqualTo(new NodeRow(3, "127.0.0.1:7103", 7203, "voter", false, "no answer"));
     }
 
     @Test
@@ -150,7 +178,7 @@ class GatherTest {
                 .setPartitionCount(partitions.length);
         for (int id = 1; id <= 3; id++) {
             answer.addNodes(NodeStatus.newBuilder().setNodeId(id).setHost("127.0.0.1").setRaftPort(7200 + id)
-                    .setClientPort(7100 + id).setIsSelf(id == nodeId));
+                    .setClientPort(7100 + id).setIsSelf(id == nodeId).setRole(MemberRole.MEMBER_ROLE_VOTER));
         }
         return answer.addAllPartitions(List.of(partitions)).build();
     }

@@ -92,6 +92,11 @@ class MembershipCliTest {
                 + CLIENT_PORT);
         assertThat(members.out().lines().filter(l -> l.matches("  node \\d  voter .*"))).hasSize(4);
         assertThat(members.out()).containsPattern("partition 0  node 4  voter  match index \\d+  lag \\d+");
+
+        Cli status = cohort("cluster", "status");
+        assertThat(status.exit()).as("%s", status).isZero();
+        assertThat(status.out()).containsPattern("(?m)^4 +127\\.0\\.0\\.1:" + CLIENT_PORT + " +" + RAFT_PORT
+                + " +voter +up$");
     }
 
     @Test

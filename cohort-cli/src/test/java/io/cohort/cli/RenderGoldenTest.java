@@ -144,9 +144,9 @@ class RenderGoldenTest {
     @Test
     void testClusterStatusWithOneNodeDown() {
         ClusterView view = new ClusterView(
-                List.of(new NodeRow(1, "127.0.0.1:7101", 7201, true, null),
-                        new NodeRow(2, "127.0.0.1:7102", 7202, true, null),
-                        new NodeRow(3, "127.0.0.1:7103", 7203, false, "UNAVAILABLE")),
+                List.of(new NodeRow(1, "127.0.0.1:7101", 7201, "voter", true, null),
+                        new NodeRow(2, "127.0.0.1:7102", 7202, "voter", true, null),
+                        new NodeRow(3, "127.0.0.1:7103", 7203, "listener", false, "UNAVAILABLE")),
                 List.of(new PartitionRow(0, 1, true, 3, 120, Map.of(1, 120L, 2, 118L)),
                         new PartitionRow(1, 2, true, 2, 57, Map.of(1, 57L, 2, 57L)),
                         new PartitionRow(2, null, false, 4, 33, Map.of(1, 33L, 2, 33L)),

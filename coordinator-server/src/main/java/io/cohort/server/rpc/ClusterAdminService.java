@@ -175,12 +175,22 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
                     .setHost(peer.host())
                     .setRaftPort(peer.raftPort())
                     .setClientPort(peer.clientPort())
-                    .setIsSelf(peer.nodeId() == node.nodeId()));
+                    .setIsSelf(peer.nodeId() == node.nodeId())
+                    .setRole(roleOf(peer.nodeId())));
         }
         for (int partition = 0; partition < node.partitions(); partition++) {
             response.addPartitions(partitionStatus(partition, includeStateDigest));
         }
         return response.build();
+    }
+
+    private io.cohort.api.v1.MemberRole roleOf(int nodeId) {
+        io.cohort.raft.Membership membership = node.membership();
+        if (membership.isVoter(nodeId)) {
+            return io.cohort.api.v1.MemberRole.MEMBER_ROLE_VOTER;
+        }
+        return membership.isListener(nodeId) ? io.cohort.api.v1.MemberRole.MEMBER_ROLE_LISTENER
+                : io.cohort.api.v1.MemberRole.MEMBER_ROLE_UNSPECIFIED;
     }
 
     private io.cohort.api.v1.PartitionStatus partitionStatus(int partition, boolean includeStateDigest) {
