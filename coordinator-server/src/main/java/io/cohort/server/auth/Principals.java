@@ -107,11 +107,31 @@ public final class Principals implements ServerInterceptor {
         }
     }
 
-    /** The mapped principal of a TLS session's verified client certificate, or ANONYMOUS without one. */
+    /**
+     * The mapped principal of a TLS session's verified client certificate, or ANONYMOUS without one.
+     * Computed once per TLS session and kept in it ({@link SSLSession#putValue}): every call of a
+     * connection shares its session, and the DN mapping (the rules' regular expressions) is the same
+     * for all of them. Kept with the rules it was mapped by, so a node with other rules maps again.
+     */
     String certificatePrincipal(SSLSession session) {
         if (session == null) {
             return ANONYMOUS;
         }
+        if (session.getValue(SESSION_PRINCIPAL) instanceof MappedPrincipal cached && cached.rules() == rules) {
+            return cached.principal();
+        }
+        String principal = mapCertificate(session);
+        session.putValue(SESSION_PRINCIPAL, new MappedPrincipal(rules, principal));
+        return principal;
+    }
+
+    /** The SSLSession value name under which {@link #certificatePrincipal} keeps its answer. */
+    private static final String SESSION_PRINCIPAL = "io.cohort.principal";
+
+    private record MappedPrincipal(PrincipalMappingRules rules, String principal) {
+    }
+
+    private String mapCertificate(SSLSession session) {
         Certificate[] chain;
         try {
             chain = session.getPeerCertificates();

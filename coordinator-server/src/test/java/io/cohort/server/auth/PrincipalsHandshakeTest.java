@@ -50,6 +50,7 @@ class PrincipalsHandshakeTest {
     Path dir;
 
     private final List<String> seen = new CopyOnWriteArrayList<>();
+    private final List<java.util.Optional<javax.net.ssl.SSLSession>> sessions = new CopyOnWriteArrayList<>();
     private Server server;
     private ManagedChannel channel;
 
@@ -59,6 +60,7 @@ class PrincipalsHandshakeTest {
         public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
                                                            ServerCallHandler<Q, R> next) {
             seen.add(Principals.principal() + "@" + Principals.host());
+            sessions.add(java.util.Optional.ofNullable(call.getAttributes().get(io.grpc.Grpc.TRANSPORT_ATTR_SSL_SESSION)));
             return next.startCall(call, headers);
         }
     };
@@ -102,8 +104,17 @@ class PrincipalsHandshakeTest {
                 .build();
 
         stub().check(HealthCheckRequest.getDefaultInstance());
+        stub().check(HealthCheckRequest.getDefaultInstance());
 
-        assertThat(seen).containsExactly("User:alice@127.0.0.1");
+        assertThat(seen).containsExactly("User:alice@127.0.0.1", "User:alice@127.0.0.1");
+        // Mapped once per TLS session, kept in it; another node's rules map the same session anew.
+        javax.net.ssl.SSLSession session = sessions.get(1).orElseThrow();
+        assertThat(sessions.get(0).orElseThrow()).isSameAs(session);
+        assertThat(session.getValueNames()).contains("io.cohort.principal");
+        assertThat(new Principals(null, PrincipalMappingRules.parse("DEFAULT")).certificatePrincipal(session))
+                .isEqualTo("User:CN=Alice,OU=Apps,O=Cohort");
+        assertThat(new Principals(null, PrincipalMappingRules.parse(RULES)).certificatePrincipal(session))
+                .isEqualTo("User:alice");
     }
 
     @Test
