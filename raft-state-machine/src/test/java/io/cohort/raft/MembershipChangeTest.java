@@ -127,6 +127,15 @@ class MembershipChangeTest {
         // Removing the dead node itself keeps quorum (2 voters, both answer): the way to replace it.
         leader.membershipChanges().removeNode(stopped, progress::add).get(60, TimeUnit.SECONDS);
         assertVoters(java.util.stream.IntStream.of(0, 1, 2).filter(id -> id != stopped).boxed().toArray(Integer[]::new));
+        // ... then add a fresh node under a new id, with an empty disk: it catches up and votes.
+        NodeAddress replacement = new NodeAddress(5, "127.0.0.1", TestPorts.next(), TestPorts.next());
+        CohortRaftNode node5 = join(replacement);
+        add(replacement);
+        assertVoters(java.util.stream.IntStream.of(0, 1, 2, 5).filter(id -> id != stopped).boxed()
+                .toArray(Integer[]::new));
+        commit(10);
+        awaitConverged();
+        assertThat(lastOffset(node5)).isEqualTo(committed - 1);
     }
 
     private interface Call {
