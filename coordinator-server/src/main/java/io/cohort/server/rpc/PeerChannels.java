@@ -7,6 +7,7 @@ import io.grpc.ManagedChannelBuilder;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 
 /**
  * Channels to other nodes' client ports, for calls one node makes to another (forwarded admin
@@ -15,14 +16,19 @@ import java.util.function.Function;
  * (the membership names its new address); a channel to an address no longer in use is closed.
  */
 final class PeerChannels implements AutoCloseable {
-    private final CohortRaftNode node;
+    private final IntFunction<NodeAddress> addressOf;
     private final Function<NodeAddress, ManagedChannel> factory;
     private final Map<Integer, Map.Entry<NodeAddress, ManagedChannel>> byNode = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     /** {@code factory}: a channel to a peer's client port, with the node's TLS if it has any. */
     PeerChannels(CohortRaftNode node, Function<NodeAddress, ManagedChannel> factory) {
-        this.node = node;
+        this(nodeId -> node.spec().peer(nodeId), factory);
+    }
+
+    /** {@code addressOf}: a node's address as the current membership gives it. */
+    PeerChannels(IntFunction<NodeAddress> addressOf, Function<NodeAddress, ManagedChannel> factory) {
+        this.addressOf = addressOf;
         this.factory = factory;
     }
 
@@ -36,7 +42,7 @@ final class PeerChannels implements AutoCloseable {
      * {@link #close}, a channel already shut down: calls on it fail as to an unreachable peer.
      */
     ManagedChannel channel(int nodeId) {
-        NodeAddress address = node.spec().peer(nodeId);
+        NodeAddress address = addressOf.apply(nodeId);
         if (closed) {
             ManagedChannel shut = factory.apply(address);
             shut.shutdownNow();
