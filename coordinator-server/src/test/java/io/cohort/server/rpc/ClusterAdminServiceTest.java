@@ -50,7 +50,8 @@ class ClusterAdminServiceTest {
         assertThat(status.getNodeId()).isEqualTo(1);
         assertThat(status.getPartitionCount()).isEqualTo(PARTITIONS);
         assertThat(status.getNodesList()).containsExactly(NodeStatus.newBuilder().setNodeId(1).setHost(self.host())
-                .setRaftPort(self.raftPort()).setClientPort(self.clientPort()).setIsSelf(true).build());
+                .setRaftPort(self.raftPort()).setClientPort(self.clientPort()).setIsSelf(true)
+                .setRole(io.cohort.api.v1.MemberRole.MEMBER_ROLE_VOTER).build());
         assertThat(status.getPartitionsList()).extracting(PartitionStatus::getPartitionIndex).containsExactly(0, 1);
         int committedTo = node.raft.partitionFor("status-group");
         assertThat(status.getPartitions(committedTo).getAppliedIndex()).isPositive();
