@@ -208,9 +208,11 @@ public final class GroupMember implements AutoCloseable {
     /**
      * The committed offsets of {@code partitions} in this member's group (Kafka's
      * {@code Consumer.committed}); partitions without one are left out. With the consumer protocol
-     * the fetch carries this member's id and epoch once it has joined, so a fenced member is refused
-     * (UNKNOWN_MEMBER_ID, as a {@link CohortException}); a fetch that raced an epoch bump
-     * (STALE_MEMBER_EPOCH) is sent again with the new epoch.
+     * the fetch carries this member's id and epoch while it is in the group, so a member the
+     * coordinator has removed but which has not heard of it yet is refused (UNKNOWN_MEMBER_ID, as a
+     * {@link CohortException}); a fetch that raced an epoch bump (STALE_MEMBER_EPOCH) is sent again
+     * with the epoch of the next heartbeat. Before it joins, and after it learned it was fenced (it
+     * rejoins at the next poll), the fetch carries no identity and is not checked.
      */
     public Map<TopicPartition, OffsetAndMetadata> committed(Collection<TopicPartition> partitions) {
         int epoch = membership.commitGeneration();
