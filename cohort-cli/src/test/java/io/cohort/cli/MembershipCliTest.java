@@ -85,18 +85,23 @@ class MembershipCliTest {
     @Test
     @Order(2)
     void testMembersListsTheVotersAndEachReplicasCatchUp() {
-        Cli members = cohort("cluster", "members");
+        // The node asked answers from its own view of partition 0's configuration, which it reads
+        // every 500 ms (and a follower may append the new configuration after the leader committed it).
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).untilAsserted(() -> {
+            Cli members = cohort("cluster", "members");
+            assertThat(members.exit()).as("%s", members).isZero();
+            assertThat(members.out()).contains("node 4  voter  raft 127.0.0.1:" + RAFT_PORT + "  client 127.0.0.1:"
+                    + CLIENT_PORT);
+            assertThat(members.out().lines().filter(l -> l.matches("  node \\d  voter .*"))).hasSize(4);
+            assertThat(members.out()).containsPattern("partition 0  node 4  voter  match index \\d+  lag \\d+");
+        });
 
-        assertThat(members.exit()).as("%s", members).isZero();
-        assertThat(members.out()).contains("node 4  voter  raft 127.0.0.1:" + RAFT_PORT + "  client 127.0.0.1:"
-                + CLIENT_PORT);
-        assertThat(members.out().lines().filter(l -> l.matches("  node \\d  voter .*"))).hasSize(4);
-        assertThat(members.out()).containsPattern("partition 0  node 4  voter  match index \\d+  lag \\d+");
-
-        Cli status = cohort("cluster", "status");
-        assertThat(status.exit()).as("%s", status).isZero();
-        assertThat(status.out()).containsPattern("(?m)^4 +127\\.0\\.0\\.1:" + CLIENT_PORT + " +" + RAFT_PORT
-                + " +voter +up$");
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).untilAsserted(() -> {
+            Cli status = cohort("cluster", "status");
+            assertThat(status.exit()).as("%s", status).isZero();
+            assertThat(status.out()).containsPattern("(?m)^4 +127\\.0\\.0\\.1:" + CLIENT_PORT + " +" + RAFT_PORT
+                    + " +voter +up$");
+        });
     }
 
     @Test
@@ -124,7 +129,8 @@ class MembershipCliTest {
 
         Cli again = cohort("cluster", "remove-node", "--id", "4");
         assertThat(again.exit()).as("%s", again).isZero();
-        Cli members = cohort("cluster", "members");
-        assertThat(members.out().lines().filter(l -> l.matches("  node \\d  voter .*"))).hasSize(3);
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(cohort("cluster", "members").out().lines().filter(l -> l.matches("  node \\d  voter .*")))
+                        .hasSize(3));
     }
 }
