@@ -16,6 +16,15 @@ record Cli(int exit, String out, String err) {
         return new Cli(exit, out.toString(), err.toString());
     }
 
+    /** {@code cohort --bootstrap BOOTSTRAP ARGS...}: the call every CLI test against a cluster makes. */
+    static Cli against(String bootstrap, String... args) {
+        String[] all = new String[args.length + 2];
+        all[0] = "--bootstrap";
+        all[1] = bootstrap;
+        System.arraycopy(args, 0, all, 2, args.length);
+        return run(all);
+    }
+
     @Override
     public String toString() {
         return "exit " + exit + "\n--- stdout:\n" + out + "--- stderr:\n" + err;

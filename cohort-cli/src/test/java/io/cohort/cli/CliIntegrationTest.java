@@ -80,9 +80,7 @@ class CliIntegrationTest {
 
     /** {@code cohort --bootstrap <the test cluster> ARGS...}. */
     private static Cli cohort(String... args) {
-        List<String> all = new ArrayList<>(List.of("--bootstrap", cluster.bootstrap()));
-        all.addAll(List.of(args));
-        return Cli.run(all.toArray(String[]::new));
+        return Cli.against(cluster.bootstrap(), args);
     }
 
     private static Cli succeeds(String... args) {

@@ -51,9 +51,7 @@ class ClusterConfigCliTest {
     }
 
     private static Cli cohort(String... args) {
-        List<String> all = new ArrayList<>(List.of("--bootstrap", cluster.bootstrap()));
-        all.addAll(List.of(args));
-        return Cli.run(all.toArray(String[]::new));
+        return Cli.against(cluster.bootstrap(), args);
     }
 
     @Test

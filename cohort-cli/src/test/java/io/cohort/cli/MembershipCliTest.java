@@ -10,8 +10,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -52,9 +50,7 @@ class MembershipCliTest {
     }
 
     private static Cli cohort(String... args) {
-        List<String> all = new ArrayList<>(List.of("--bootstrap", cluster.bootstrap()));
-        all.addAll(List.of(args));
-        return Cli.run(all.toArray(String[]::new));
+        return Cli.against(cluster.bootstrap(), args);
     }
 
     @Test

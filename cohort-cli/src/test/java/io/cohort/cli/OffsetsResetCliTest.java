@@ -14,7 +14,6 @@ import io.cohort.client.TopicPartition;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -47,9 +46,7 @@ class OffsetsResetCliTest {
     }
 
     private static Cli cohort(String... args) {
-        List<String> all = new ArrayList<>(List.of("--bootstrap", cluster.bootstrap()));
-        all.addAll(List.of(args));
-        return Cli.run(all.toArray(String[]::new));
+        return Cli.against(cluster.bootstrap(), args);
     }
 
     private static Cli succeeds(String... args) {

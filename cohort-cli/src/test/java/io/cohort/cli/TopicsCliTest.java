@@ -30,11 +30,7 @@ class TopicsCliTest {
     }
 
     private static Cli cohort(String... args) {
-        String[] all = new String[args.length + 2];
-        all[0] = "--bootstrap";
-        all[1] = cluster.bootstrap();
-        System.arraycopy(args, 0, all, 2, args.length);
-        return Cli.run(all);
+        return Cli.against(cluster.bootstrap(), args);
     }
 
     @Test

@@ -15,9 +15,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * retries sleep) that end when idle. Many members heartbeating every few seconds share them, rather
  * than holding a thread each. A heartbeat that finds every call thread busy waits its turn, so the
  * pool must keep up with the JVM's heartbeat rate times the call latency: 500 members at a 2 s
- * interval send 250 heartbeats a second, and with 16 threads a loaded coordinator's 60-100 ms
- * answers queued them for 4-9 s, close to a 10 s session (one member expired in a 500-member
- * ConsumerProtocolFailoverIT run). Threads are daemons: the executor lives as long as the JVM.
+ * interval send 250 heartbeats a second, more than 16 threads could carry on a loaded 2-core
+ * machine: answers to a member came 4-9 s apart, close to a 10 s session, and one member expired
+ * in a 500-member ConsumerProtocolFailoverIT run. Threads are daemons: the executor lives as long as the JVM.
  */
 final class ConsumerHeartbeatExecutor {
     /**
