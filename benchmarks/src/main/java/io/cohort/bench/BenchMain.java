@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -135,6 +136,11 @@ public final class BenchMain implements Callable<Integer> {
             + "prints the secured/plaintext table (docs/SECURITY.md's cost).")
     boolean vsSecure;
 
+    @Option(names = "--rounds", description = "Run each comparison (--vs-kafka, --vs-secure) this many times, "
+            + "alternating which system goes first, each on fresh clusters; the table gives every round and the "
+            + "median ratio (default 1). For figures that drift between runs on a shared machine.")
+    int rounds = 1;
+
     @Option(names = "--cohort-jvm-opt", description = "An extra JVM option for every Cohort node (repeatable).")
     List<String> cohortJvmOpts = new ArrayList<>();
 
@@ -189,7 +195,7 @@ public final class BenchMain implements Callable<Integer> {
                 Machine.intList(cs), Machine.intList(ns != null ? ns : quick ? "10,100" : "10,100,500"),
                 rebalanceSettleMs, rebalanceTimeoutS, memberPollMs,
                 pick(kills, 5, 1), pick(kafkaKills, 3, 1), failoverCommitters, preKillS, observeS, pick(killSettleS, 10, 2), catchUpTimeoutS,
-                pick(groups, 100_000, 10_000), offsetsPerGroup, scaleThreads, scaleClients, scaleVerify, scaleHeap, tls, vsSecure, nodes, protocols());
+                pick(groups, 100_000, 10_000), offsetsPerGroup, scaleThreads, scaleClients, scaleVerify, scaleHeap, tls, vsSecure, nodes, protocols(), rounds);
     }
 
     private List<String> protocols() {
@@ -237,18 +243,31 @@ public final class BenchMain implements Callable<Integer> {
                 + (o.runKafka() ? (o.runCohort() ? ", cohort and kafka" : ", kafka only") : ", cohort only")
                 + "; load average " + Machine.loadAvg() + "; results -> " + o.outDir());
         for (String w : workloads) {
-            for (int p : o.partitionCounts()) {
-                if (o.runCohort()) {
-                    runOne("cohort", w, o, results, p);
+            boolean compared = !w.equals(ScaleWorkload.NAME) && !w.equals(RollWorkload.NAME);
+            int rounds = compared ? o.rounds() : 1;
+            for (int round = 1; round <= rounds; round++) {
+                // Odd rounds run Cohort first, even rounds the other system first: the driver JVM's own
+                // warm-up (and whatever else drifts during a run) then favours neither side.
+                results.round(rounds > 1 ? round : 0);
+                List<Runnable> runs = new ArrayList<>();
+                for (int p : o.partitionCounts()) {
+                    if (o.runCohort()) {
+                        runs.add(() -> runOne("cohort", w, o, results, p));
+                    }
+                    if (o.runCohort() && o.vsSecure() && compared) {
+                        runs.add(() -> runOne(CohortTarget.SECURED, w, o, results, p));
+                    }
                 }
-                if (o.runCohort() && o.vsSecure() && !w.equals(ScaleWorkload.NAME) && !w.equals(RollWorkload.NAME)) {
-                    runOne(CohortTarget.SECURED, w, o, results, p);
+                if (o.runKafka() && compared) {
+                    runs.add(() -> runOne("kafka", w, o, results, 1));
                 }
-            }
-            if (o.runKafka() && !w.equals(ScaleWorkload.NAME) && !w.equals(RollWorkload.NAME)) {
-                runOne("kafka", w, o, results, 1);
+                if (round % 2 == 0) {
+                    Collections.reverse(runs);
+                }
+                runs.forEach(Runnable::run);
             }
         }
+        results.round(0);
 
         String quickNote = o.quick() ? " (QUICK smoke run: not a measurement)" : "";
         StringBuilder tables = new StringBuilder();

@@ -45,7 +45,8 @@ record BenchOptions(
         boolean tls,
         boolean vsSecure,
         int nodes,
-        List<String> protocols) {
+        List<String> protocols,
+        int rounds) {
 
     boolean runCohort() {
         return !kafkaOnly;

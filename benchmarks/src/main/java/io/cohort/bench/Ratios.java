@@ -38,9 +38,12 @@ final class Ratios {
             List<Map<String, Object>> theirs = select(lines, baseline, workload.getKey());
             // A partition sweep runs each workload once per P: the rows name theirs.
             boolean sweep = ours.stream().map(Ratios::partitionsOf).distinct().count() > 1;
+            // --rounds: the same comparison several times; each round's lines pair with each other, and
+            // a median row per figure follows the rounds.
+            Map<String, List<double[]>> rounds = new LinkedHashMap<>();
             for (Map<String, Object> c : ours) {
-                Map<String, Object> k = theirs.stream().filter(x -> Objects.equals(param(x), param(c))).findFirst()
-                        .orElse(null);
+                Map<String, Object> k = theirs.stream().filter(x -> Objects.equals(param(x), param(c))
+                        && Objects.equals(x.get("round"), c.get("round"))).findFirst().orElse(null);
                 if (k == null) {
                     continue;
                 }
@@ -52,20 +55,26 @@ final class Ratios {
                     }
                     double a = cn.doubleValue();
                     double b = kn.doubleValue();
-                    String ratio = b == 0 ? (a == 0 ? "1.00" : "n/a") : String.format("%.2f", a / b);
-                    String verdict;
-                    if (a == b) {
-                        verdict = "same";
-                    } else if ((a > b) == f.higherIsBetter()) {
-                        verdict = system + " better" + (a != 0 && b != 0 ? String.format(" (%.2fx)",
-                                f.higherIsBetter() ? a / b : b / a) : "");
-                    } else {
-                        verdict = baseline + " better" + (a != 0 && b != 0 ? String.format(" (%.2fx)",
-                                f.higherIsBetter() ? b / a : a / b) : "");
-                    }
                     String label = param(c) + (sweep ? " P=" + partitionsOf(c) : "");
-                    rows.add(new String[] {workload.getKey(), label, f.key(), fmt(a), fmt(b), ratio, verdict});
+                    if (c.get("round") != null) {
+                        rounds.computeIfAbsent(label + "\n" + f.key(), x -> new ArrayList<>()).add(new double[] {a, b});
+                        label += " round " + c.get("round");
+                    }
+                    rows.add(row(workload.getKey(), label, f, a, b, b == 0 ? Double.NaN : a / b, system, baseline));
                 }
+            }
+            for (Map.Entry<String, List<double[]>> figure : rounds.entrySet()) {
+                List<double[]> pairs = figure.getValue();
+                if (pairs.size() < 2) {
+                    continue;
+                }
+                String[] labelAndKey = figure.getKey().split("\n");
+                Figure f = workload.getValue().stream().filter(x -> x.key().equals(labelAndKey[1])).findFirst().orElseThrow();
+                rows.add(row(workload.getKey(), labelAndKey[0] + " median of " + pairs.size(), f,
+                        median(pairs.stream().mapToDouble(x -> x[0]).toArray()),
+                        median(pairs.stream().mapToDouble(x -> x[1]).toArray()),
+                        median(pairs.stream().mapToDouble(x -> x[1] == 0 ? Double.NaN : x[0] / x[1]).toArray()),
+                        system, baseline));
             }
         }
         if (rows.isEmpty()) {
@@ -90,6 +99,32 @@ final class Ratios {
             appendRow(out, r, width);
         }
         return out.toString();
+    }
+
+    /** One row; {@code ratio} is a/b, or the median of the rounds' a/b (NaN: b was 0). */
+    private static String[] row(String workload, String label, Figure f, double a, double b, double ratio,
+            String system, String baseline) {
+        String ratioText = Double.isNaN(ratio) ? (a == 0 ? "1.00" : "n/a") : String.format("%.2f", ratio);
+        String verdict;
+        if (a == b || Double.isNaN(ratio) && a == 0) {
+            verdict = "same";
+        } else if (Double.isNaN(ratio) || ratio == 0) {
+            verdict = ((a > b) == f.higherIsBetter() ? system : baseline) + " better";
+        } else if ((ratio > 1) == f.higherIsBetter()) {
+            verdict = system + String.format(" better (%.2fx)", f.higherIsBetter() ? ratio : 1 / ratio);
+        } else {
+            verdict = baseline + String.format(" better (%.2fx)", f.higherIsBetter() ? 1 / ratio : ratio);
+        }
+        return new String[] {workload, label, f.key(), fmt(a), fmt(b), ratioText, verdict};
+    }
+
+    /** The median (the mean of the middle two for an even count); NaNs are left out. */
+    static double median(double[] values) {
+        double[] v = java.util.Arrays.stream(values).filter(x -> !Double.isNaN(x)).sorted().toArray();
+        if (v.length == 0) {
+            return Double.NaN;
+        }
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     }
 
     private static void appendRow(StringBuilder out, String[] cells, int[] width) {

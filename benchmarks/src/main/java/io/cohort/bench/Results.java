@@ -21,6 +21,8 @@ final class Results {
     private final BenchOptions options;
     private final List<Map<String, Object>> lines = new ArrayList<>();
     private final List<String> failures = new ArrayList<>();
+    /** The comparison round the lines emitted now belong to (--rounds); 0: the run has one round. */
+    private int round;
 
     Results(BenchOptions options) throws IOException {
         this.options = options;
@@ -38,7 +40,14 @@ final class Results {
         if (options.quick()) {
             m.put("quick", true);
         }
+        if (round > 0) {
+            m.put("round", round);
+        }
         return m;
+    }
+
+    synchronized void round(int round) {
+        this.round = round;
     }
 
     synchronized void emit(Map<String, Object> line) {
