@@ -81,8 +81,8 @@ class MembershipCliTest {
     @Test
     @Order(2)
     void testMembersListsTheVotersAndEachReplicasCatchUp() {
-        // The node asked answers from its own view of partition 0's configuration, which it reads
-        // every 500 ms (and a follower may append the new configuration after the leader committed it).
+        // The node asked answers from its own replica of partition 0's configuration: a follower the
+        // change committed without may append the new configuration a little later.
         org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).untilAsserted(() -> {
             Cli members = cohort("cluster", "members");
             assertThat(members.exit()).as("%s", members).isZero();

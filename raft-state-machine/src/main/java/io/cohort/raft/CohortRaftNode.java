@@ -471,6 +471,17 @@ public final class CohortRaftNode implements AutoCloseable {
         return membership;
     }
 
+    /**
+     * The members as this replica of partition 0 knows them at this moment: the view is read again
+     * first. For answers an operator reads right after a change (DescribeMembership, ClusterStatus),
+     * which the 500 ms refresh could leave showing the previous list; a Raft configuration takes
+     * effect on a replica when appended, so a member that acknowledged the change already shows it.
+     */
+    public Membership membershipNow() {
+        refreshMembership();
+        return membership;
+    }
+
     /** Add-node and remove-node, run on partition 0's leader. */
     public MembershipChanges membershipChanges() {
         return changes;
@@ -592,6 +603,14 @@ public final class CohortRaftNode implements AutoCloseable {
 
     public ClusterSpec spec() {
         return spec;
+    }
+
+    /**
+     * The spec of this cluster with {@code members}: the placement derived again with the replication
+     * factor as created (capped at the member count), not the current spec's, which a shrink capped.
+     */
+    ClusterSpec specWithMembers(List<NodeAddress> members) {
+        return initialSpec.withMembers(members);
     }
 
     public int partitions() {

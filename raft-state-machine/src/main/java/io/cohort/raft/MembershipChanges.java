@@ -77,6 +77,25 @@ public final class MembershipChanges {
         }
     }
 
+    /**
+     * Asks the node that leads {@code partition} now to hand its leadership to {@code targetNode}
+     * (the node running the change). Configuration changes run on a partition's leader, and with
+     * several partitions the leaders are spread over the nodes; Ratis lets only a leader start a
+     * transfer, so the request goes to that node, over the client port (the server's
+     * TransferLeadership, authorized as the caller of the change).
+     */
+    @FunctionalInterface
+    public interface LeaderHandover {
+        /** No other node is asked: a partition led elsewhere fails the change with NOT_LEADER. */
+        LeaderHandover NONE = (partition, targetNode) -> CompletableFuture.failedFuture(
+                new IllegalStateException("no way to ask another node to hand over leadership"));
+
+        CompletableFuture<?> request(int partition, int targetNode);
+    }
+
+    /** How long a partition's leader may take to hand it to this node before the change gives up. */
+    private static final long HANDOVER_TIMEOUT_MS = 30_000;
+
     private final CohortRaftNode node;
     private final AtomicBoolean running = new AtomicBoolean();
     private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> {
@@ -100,21 +119,33 @@ public final class MembershipChanges {
      * also goes to {@code progress} as it happens.
      */
     public CompletableFuture<List<String>> addNode(NodeAddress newNode, Consumer<String> progress) {
-        return run(steps -> add(newNode, steps), progress);
+        return addNode(newNode, progress, LeaderHandover.NONE);
+    }
+
+    /** As {@link #addNode(NodeAddress, Consumer)}; partitions led by other nodes are first handed here. */
+    public CompletableFuture<List<String>> addNode(NodeAddress newNode, Consumer<String> progress,
+                                                   LeaderHandover handover) {
+        return run(steps -> add(newNode, steps), progress, handover);
     }
 
     /** Removes node {@code nodeId} from every group, moving leadership off it first. */
     public CompletableFuture<List<String>> removeNode(int nodeId, Consumer<String> progress) {
-        return run(steps -> remove(nodeId, steps), progress);
+        return removeNode(nodeId, progress, LeaderHandover.NONE);
     }
 
-    private CompletableFuture<List<String>> run(Consumer<Steps> change, Consumer<String> progress) {
+    /** As {@link #removeNode(int, Consumer)}; partitions led by other nodes are first handed here. */
+    public CompletableFuture<List<String>> removeNode(int nodeId, Consumer<String> progress, LeaderHandover handover) {
+        return run(steps -> remove(nodeId, steps), progress, handover);
+    }
+
+    private CompletableFuture<List<String>> run(Consumer<Steps> change, Consumer<String> progress,
+                                                LeaderHandover handover) {
         if (!running.compareAndSet(false, true)) {
             return CompletableFuture.failedFuture(new MembershipException(Failure.IN_PROGRESS, -1,
                     "another membership change is running on node " + node.nodeId() + "; one at a time"));
         }
         return CompletableFuture.supplyAsync(() -> {
-            Steps steps = new Steps(progress);
+            Steps steps = new Steps(progress, handover);
             try {
                 requireLeaderOf(0);
                 change.accept(steps);
@@ -152,7 +183,7 @@ public final class MembershipChanges {
         List<NodeAddress> newMembers = new ArrayList<>(members.voters());
         newMembers.removeIf(m -> m.nodeId() == id);
         newMembers.add(newNode);
-        ClusterSpec newSpec = node.spec().withMembers(newMembers);
+        ClusterSpec newSpec = node.specWithMembers(newMembers);
         List<Integer> targets = new ArrayList<>();
         for (int p = 0; p < newSpec.partitions(); p++) {
             Membership group = groupConfOrEmpty(p);
@@ -186,7 +217,11 @@ public final class MembershipChanges {
 
     private void addToGroup(int p, NodeAddress newNode, Steps steps) {
         int id = newNode.nodeId();
-        requireLeaderOf(p);
+        if (groupConf(p).isVoter(id)) {
+            steps.say("partition " + p + ": node " + id + " is already a voter");
+            return;
+        }
+        leadHere(p, steps);
         Membership group = groupConf(p);
         if (group.isVoter(id)) {
             steps.say("partition " + p + ": node " + id + " is already a voter");
@@ -248,16 +283,25 @@ public final class MembershipChanges {
             steps.say("node " + id + " is not a member (already removed)");
             return;
         }
+        if (id == node.nodeId()) {
+            // This node runs changes because it leads partition 0: the next leader removes it.
+            int target = moveLeadershipOff(0, id, steps);
+            throw new MembershipException(Failure.LEADERSHIP_MOVED, target, "node " + id
+                    + " led partition 0; leadership moved to node " + target + ", which removes it");
+        }
         if (members.isVoter(id)) {
             List<NodeAddress> remaining = members.voters().stream().filter(v -> v.nodeId() != id).toList();
             if (remaining.isEmpty()) {
                 throw new MembershipException(Failure.QUORUM, -1, "node " + id + " is the last voter");
             }
+            // Every check before any change. Only a partition's leader knows which followers answer,
+            // so the partitions led elsewhere are handed here first.
             for (int p = 0; p < node.spec().partitions(); p++) {
-                Membership group = groupConfOrEmpty(p);
-                if (!group.isVoter(id)) {
+                if (!groupConfOrEmpty(p).isVoter(id)) {
                     continue;
                 }
+                leadHere(p, steps);
+                Membership group = groupConf(p);
                 int others = group.voters().size() - 1;
                 int live = liveVoters(p, id);
                 if (others == 0 || live < others / 2 + 1) {
@@ -268,16 +312,11 @@ public final class MembershipChanges {
             }
         }
         for (int p = 0; p < node.spec().partitions(); p++) {
-            Membership group = groupConfOrEmpty(p);
-            if (!group.contains(id)) {
+            if (!groupConfOrEmpty(p).contains(id)) {
                 continue;
             }
-            if (id == node.nodeId() && node.isLeader(p)) {
-                int target = moveLeadershipOff(p, id, steps);
-                throw new MembershipException(Failure.LEADERSHIP_MOVED, target, "node " + id
-                        + " led partition " + p + "; leadership moved to node " + target + ", which removes it");
-            }
-            requireLeaderOf(p);
+            leadHere(p, steps);
+            Membership group = groupConf(p);
             List<NodeAddress> voters = group.voters().stream().filter(v -> v.nodeId() != id).toList();
             List<NodeAddress> listeners = group.listeners().stream().filter(v -> v.nodeId() != id).toList();
             steps.say("partition " + p + ": removing node " + id);
@@ -318,6 +357,41 @@ public final class MembershipChanges {
             }
         }
         return live;
+    }
+
+    /**
+     * Makes this node the leader of {@code p} if another node leads it: that node is asked to hand
+     * it over (the leader balancer of this node waits while a change runs, so it stays here until
+     * the change is done; then the balancer gives it back to its preferred leader).
+     */
+    private void leadHere(int p, Steps steps) {
+        if (node.isLeaderReady(p)) {
+            return;
+        }
+        steps.say("partition " + p + ": asking node " + node.leaderOf(p) + ", its leader, to hand it to node "
+                + node.nodeId());
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HANDOVER_TIMEOUT_MS);
+        CompletableFuture<?> asked = null;
+        String lastFailure = "";
+        while (!node.isLeaderReady(p) && System.nanoTime() < deadline) {
+            if (asked == null || asked.isDone()) {
+                if (asked != null) {
+                    // Answered, and this node is still not the leader: the leader was dead, changed
+                    // meanwhile (an election), or the transfer failed. Ask whoever leads now.
+                    if (asked.isCompletedExceptionally()) {
+                        lastFailure = ": " + asked.handle((r, e) -> String.valueOf(e)).join();
+                    }
+                    sleep(POLL_MS);
+                }
+                asked = steps.handover.request(p, node.nodeId());
+            }
+            sleep(POLL_MS);
+        }
+        if (!node.isLeaderReady(p)) {
+            throw new MembershipException(Failure.NOT_LEADER, node.leaderOf(p), "node " + node.nodeId()
+                    + " does not lead partition " + p + " (leader: " + node.leaderOf(p) + ") and it was not handed "
+                    + "over within " + HANDOVER_TIMEOUT_MS + " ms" + lastFailure + "; re-run the command");
+        }
     }
 
     private void requireLeaderOf(int p) {
@@ -376,9 +450,11 @@ public final class MembershipChanges {
     private final class Steps {
         final List<String> done = new ArrayList<>();
         final Consumer<String> progress;
+        final LeaderHandover handover;
 
-        Steps(Consumer<String> progress) {
+        Steps(Consumer<String> progress, LeaderHandover handover) {
             this.progress = progress;
+            this.handover = handover;
         }
 
         void say(String step) {

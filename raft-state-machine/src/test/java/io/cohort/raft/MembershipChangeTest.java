@@ -102,6 +102,42 @@ class MembershipChangeTest {
         remove(3);
     }
 
+    /**
+     * Three partitions on three nodes, their leaders spread by the balancer: a change runs on
+     * partition 0's leader, which has every partition led by another node handed to it first
+     * (before, it failed NOT_LEADER for them and pointed at itself). The dead node is removed and a
+     * fresh one added under a new id; it gets every partition, since the replication factor is the
+     * one the cluster was created with (3), not the 2 the shrink capped it to.
+     */
+    @Test
+    void replacesANodeWhenOtherNodesLeadSomePartitions() throws Exception {
+        cluster = RaftTestCluster.start(root, 3, 3, GROUPS, TUNING);
+        await().atMost(Duration.ofSeconds(60)).until(() -> java.util.stream.IntStream.range(0, 3)
+                .map(p -> cluster.leaderOf(p).nodeId()).distinct().count() == 3);
+        commit(20);
+        int leader0 = cluster.leaderOf(0).nodeId();
+        int dead = (leader0 + 1) % 3;
+        cluster.stopNode(dead);
+        remove(dead);
+        for (int p = 0; p < 3; p++) {
+            assertGroupVoters(p, java.util.stream.IntStream.range(0, 3).filter(id -> id != dead).boxed()
+                    .toArray(Integer[]::new));
+        }
+        NodeAddress fresh = new NodeAddress(5, "127.0.0.1", TestPorts.next(), TestPorts.next());
+        CohortRaftNode node5 = join(fresh);
+        add(fresh);
+        Integer[] replaced = java.util.stream.IntStream.of(0, 1, 2, 5).filter(id -> id != dead).boxed()
+                .toArray(Integer[]::new);
+        for (int p = 0; p < 3; p++) {
+            assertGroupVoters(p, replaced);
+        }
+        assertThat(progress).anyMatch(line -> line.contains("its leader, to hand it to node " + leader0));
+        assertThat(node5.hostedPartitions()).containsExactly(0, 1, 2);
+        commit(20);
+        awaitConverged();
+        assertThat(lastOffset(node5)).isEqualTo(committed - 1);
+    }
+
     @Test
     void refusesChangesThatWouldLoseQuorum() throws Exception {
         cluster = RaftTestCluster.start(root, 3, 1, GROUPS, TUNING);
@@ -164,14 +200,29 @@ class MembershipChangeTest {
         return node;
     }
 
+    /** As the server's: asks the node leading the partition to hand it over. */
+    private final MembershipChanges.LeaderHandover handover = (partition, target) -> {
+        for (CohortRaftNode node : all()) {
+            if (!node.removedFromCluster() && node.isLeaderReady(partition)) {
+                return node.transferLeadership(partition, target, 10_000);
+            }
+        }
+        return java.util.concurrent.CompletableFuture.failedFuture(
+                new IllegalStateException("no leader of partition " + partition));
+    };
+
     private void add(NodeAddress address) throws Exception {
-        leader().membershipChanges().addNode(address, progress::add).get(120, TimeUnit.SECONDS);
+        CohortRaftNode leader = leader();
+        leader.membershipChanges().addNode(address, progress::add, handover).get(120, TimeUnit.SECONDS);
+        // The node that ran the change lists the new voter at once: membershipNow() reads the
+        // configuration again, where membership() may be up to 500 ms behind.
+        assertThat(leader.membershipNow().voters()).extracting(NodeAddress::nodeId).contains(address.nodeId());
     }
 
     private void remove(int nodeId) throws Exception {
         for (int attempt = 0; ; attempt++) {
             try {
-                leader().membershipChanges().removeNode(nodeId, progress::add).get(120, TimeUnit.SECONDS);
+                leader().membershipChanges().removeNode(nodeId, progress::add, handover).get(120, TimeUnit.SECONDS);
                 return;
             } catch (ExecutionException e) {
                 if (attempt > 3 || !(e.getCause() instanceof MembershipChanges.MembershipException m)
@@ -191,6 +242,18 @@ class MembershipChangeTest {
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(node.membership().voters())
                     .extracting(NodeAddress::nodeId).containsExactly(ids));
             assertThat(node.membership().listeners()).isEmpty();
+        }
+    }
+
+    /** Partition {@code p}'s configuration, as each live replica of it sees it, lists exactly these voters. */
+    private void assertGroupVoters(int p, Integer... ids) {
+        for (CohortRaftNode node : all()) {
+            if (node.removedFromCluster() || !List.of(ids).contains(node.nodeId())) {
+                continue;
+            }
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(node.groupMembership(p)
+                    .orElseThrow().voters()).as("partition %d on node %d", p, node.nodeId())
+                    .extracting(NodeAddress::nodeId).containsExactlyInAnyOrder(ids));
         }
     }
 

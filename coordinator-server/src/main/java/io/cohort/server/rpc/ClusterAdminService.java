@@ -164,6 +164,9 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
     }
 
     private ClusterStatusResponse status(boolean includeStateDigest) {
+        // Read partition 0's configuration now, not the 500 ms view: an operator checks this list
+        // right after add-node or remove-node; node.spec() below follows it.
+        io.cohort.raft.Membership membership = node.membershipNow();
         ClusterStatusResponse.Builder response = ClusterStatusResponse.newBuilder()
                 .setNodeId(node.nodeId())
                 .setPartitionCount(node.partitions())
@@ -176,7 +179,7 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
                     .setRaftPort(peer.raftPort())
                     .setClientPort(peer.clientPort())
                     .setIsSelf(peer.nodeId() == node.nodeId())
-                    .setRole(roleOf(peer.nodeId())));
+                    .setRole(roleOf(membership, peer.nodeId())));
         }
         for (int partition = 0; partition < node.partitions(); partition++) {
             response.addPartitions(partitionStatus(partition, includeStateDigest));
@@ -184,8 +187,7 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
         return response.build();
     }
 
-    private io.cohort.api.v1.MemberRole roleOf(int nodeId) {
-        io.cohort.raft.Membership membership = node.membership();
+    private static io.cohort.api.v1.MemberRole roleOf(io.cohort.raft.Membership membership, int nodeId) {
         if (membership.isVoter(nodeId)) {
             return io.cohort.api.v1.MemberRole.MEMBER_ROLE_VOTER;
         }

@@ -12,6 +12,8 @@ import io.cohort.api.v1.MemberRole;
 import io.cohort.api.v1.MembershipChangeResponse;
 import io.cohort.api.v1.MembershipFailure;
 import io.cohort.api.v1.RemoveNodeRequest;
+import io.cohort.api.v1.TransferLeadershipRequest;
+import io.cohort.api.v1.TransferLeadershipResponse;
 import io.cohort.core.ErrorCode;
 import io.cohort.core.acl.AclOperation;
 import io.cohort.raft.ClusterMetadata;
@@ -47,6 +49,9 @@ final class MembershipRpcs {
     private static final Logger LOG = LoggerFactory.getLogger(MembershipRpcs.class);
     /** A forwarded change may take as long as a catch-up plus the promotion. */
     private static final long FORWARD_DEADLINE_MS = 300_000;
+    /** A partition's leader hands it to the node running a change within this (Ratis's transfer timeout). */
+    private static final long HANDOVER_TIMEOUT_MS = 10_000;
+    private static final long HANDOVER_DEADLINE_MS = HANDOVER_TIMEOUT_MS + 5_000;
 
     private final CohortRaftNode node;
     private final RequestAuthorizer authorizer;
@@ -82,7 +87,8 @@ final class MembershipRpcs {
         if (!node.isLeaderReady(0)) {
             return forward(stub -> stub.addNode(request));
         }
-        return outcome(node.membershipChanges().addNode(address, step -> { }), stub -> stub.addNode(request));
+        return outcome(node.membershipChanges().addNode(address, step -> { }, handover()),
+                stub -> stub.addNode(request));
     }
 
     CompletableFuture<MembershipChangeResponse> removeNode(RemoveNodeRequest request) {
@@ -97,7 +103,7 @@ final class MembershipRpcs {
         if (!node.isLeaderReady(0)) {
             return forward(stub -> stub.removeNode(request));
         }
-        return outcome(node.membershipChanges().removeNode(request.getNodeId(), step -> { }),
+        return outcome(node.membershipChanges().removeNode(request.getNodeId(), step -> { }, handover()),
                 stub -> stub.removeNode(request));
     }
 
@@ -107,7 +113,7 @@ final class MembershipRpcs {
             return out.setErrorCode(ErrorTable.toProto(ErrorCode.CLUSTER_AUTHORIZATION_FAILED))
                     .setErrorMessage(Principals.principal() + " may not DESCRIBE the cluster").build();
         }
-        Membership membership = node.membership();
+        Membership membership = node.membershipNow();
         out.setRemoved(node.removedFromCluster()).setConfigurationIndex(membership.confIndex())
                 .addAllMembers(members(membership));
         for (int p : node.hostedPartitions()) {
@@ -130,10 +136,10 @@ final class MembershipRpcs {
     /** Open to any caller, like routing-only ClusterStatus: a joining node has no principal yet. */
     JoinInfoResponse joinInfo(JoinInfoRequest request) {
         LOG.info("node {} asks to join; answering with the cluster settings and {}", request.getNodeId(),
-                node.membership().describe());
+                node.membershipNow().describe());
         return JoinInfoResponse.newBuilder()
                 .putAllClusterSettings(ClusterMetadata.clusterSettings(node.spec()))
-                .addAllMembers(members(node.membership()))
+                .addAllMembers(members(node.membershipNow()))
                 .build();
     }
 
@@ -204,6 +210,62 @@ final class MembershipRpcs {
         };
     }
 
+    /**
+     * How the change gets the partitions other nodes lead handed to this node: their
+     * TransferLeadership, as the caller of the change (its bearer token, read here on the call's
+     * thread; with client certificates, this node's own). Marked forwarded, so a node that no longer
+     * leads the partition answers instead of passing it on.
+     */
+    private MembershipChanges.LeaderHandover handover() {
+        String bearer = Principals.bearerHeader();
+        return (partition, target) -> {
+            int leader = node.leaderOf(partition);
+            if (leader < 0 || leader == node.nodeId()) {
+                return CompletableFuture.failedFuture(new IllegalStateException("partition " + partition
+                        + " has no leader on another node right now"));
+            }
+            CompletableFuture<TransferLeadershipResponse> answer = new CompletableFuture<>();
+            ClusterAdminGrpc.newStub(channels.apply(leader))
+                    .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(forwardingHeaders(bearer)))
+                    .withDeadlineAfter(HANDOVER_DEADLINE_MS, TimeUnit.MILLISECONDS)
+                    .transferLeadership(TransferLeadershipRequest.newBuilder().setPartitionIndex(partition)
+                            .setTargetNodeId(target).setTimeoutMs((int) HANDOVER_TIMEOUT_MS).build(),
+                            new io.grpc.stub.StreamObserver<>() {
+                                @Override
+                                public void onNext(TransferLeadershipResponse response) {
+                                    if (response.getErrorCode() == ErrorTable.toProto(ErrorCode.NONE)) {
+                                        answer.complete(response);
+                                    } else {
+                                        answer.completeExceptionally(new IllegalStateException("node " + leader
+                                                + " answered " + response.getErrorCode() + ": "
+                                                + response.getErrorMessage()));
+                                    }
+                                }
+
+                                @Override
+                                public void onError(Throwable t) {
+                                    answer.completeExceptionally(t);
+                                }
+
+                                @Override
+                                public void onCompleted() {
+                                    answer.complete(null);
+                                }
+                            });
+            return answer;
+        };
+    }
+
+    private Metadata forwardingHeaders(String bearer) {
+        Metadata headers = new Metadata();
+        headers.put(CallContext.FORWARDED_BY_HEADER, Integer.toString(node.nodeId()));
+        if (bearer != null) {
+            // The other node authorizes the caller's principal again, so it needs the caller's token.
+            headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), bearer);
+        }
+        return headers;
+    }
+
     /** Sends the request to partition 0's leader, once; a forwarded request is answered, never forwarded. */
     private CompletableFuture<MembershipChangeResponse> forward(Call call) {
         int leader = node.leaderOf(0);
@@ -212,13 +274,8 @@ final class MembershipRpcs {
                     + node.nodeId() + " does not lead partition 0 (whose configuration is the membership) and "
                     + "knows no other leader; retry", MembershipFailure.MEMBERSHIP_FAILURE_NONE, List.of()));
         }
-        Metadata headers = new Metadata();
-        headers.put(CallContext.FORWARDED_BY_HEADER, Integer.toString(node.nodeId()));
-        if (Principals.bearerHeader() != null) {
-            headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), Principals.bearerHeader());
-        }
         ClusterAdminGrpc.ClusterAdminBlockingStub stub = ClusterAdminGrpc.newBlockingStub(channels.apply(leader))
-                .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers))
+                .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(forwardingHeaders(Principals.bearerHeader())))
                 .withDeadlineAfter(FORWARD_DEADLINE_MS, TimeUnit.MILLISECONDS);
         return CompletableFuture.supplyAsync(() -> {
             try {
