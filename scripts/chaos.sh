@@ -5,7 +5,7 @@
 # restarts the whole cluster. Every checker runs at the end; exit 1 on any violation.
 #
 #   scripts/chaos.sh [--nodes 3|5] [--minutes M] [--seed S] [--no-disk-full] [--tls] [--authorizer]
-#                    [--classic-only]
+#                    [--classic-only] [--membership]
 #
 # The nemesis also fills the data dir of one node (drawn from the seed), a 64 MiB tmpfs, until the
 # node stops with exit code 74, then frees it and restarts the node. Mounting the tmpfs needs root;
@@ -22,6 +22,11 @@
 # server assignors uniform and range in turn, its topic created in the registry at the start); the
 # ownership checker holds those to "no partition owned by two members at once". --classic-only runs
 # every group on the classic protocol, as before issue 17.
+#
+# --membership adds the online replacement of a node (issue 16), one per three minutes of faults:
+# remove-node, the node killed and its data dir emptied, started again in join mode under the same
+# id, add-node; every partition is then placed on every node (offsets.replication.factor = nodes),
+# because add/remove-node does not move replicas between existing nodes yet.
 #
 # Defaults: 5 nodes, 10 minutes of faults, a seed from the clock (printed, so a run can be
 # replayed: the seed fixes the fault schedule). The report (seed, fault counts, failover times,
@@ -40,6 +45,7 @@ disk_full=""
 tls=""
 authorizer=""
 classic_only=""
+membership=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --nodes) nodes="$2"; shift 2 ;;
@@ -49,6 +55,7 @@ while [[ $# -gt 0 ]]; do
     --tls) tls="--tls"; shift ;;
     --authorizer) authorizer="--authorizer"; shift ;;
     --classic-only) classic_only="--classic-only"; shift ;;
+    --membership) membership="--membership"; shift ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "chaos.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -67,4 +74,4 @@ exec mvn -B -q -pl cluster-tests exec:exec -Dexec.executable=java -Dexec.classpa
   -Dexec.args="-Xmx1g -Djdk.net.hosts.file=$root/cluster-tests/src/test/resources/cohort-hosts \
 -Dcohort.server.jar=$root/coordinator-server/target/cohort-server.jar -cp %classpath \
 io.cohort.cluster.chaos.ChaosRunner --nodes $nodes --minutes $minutes --seed $seed \
---report-dir $root/cluster-tests/target/chaos-report $disk_full $tls $authorizer $classic_only"
+--report-dir $root/cluster-tests/target/chaos-report $disk_full $tls $authorizer $classic_only $membership"

@@ -26,10 +26,14 @@ import java.time.Duration;
  * @param consumerProtocol whether every other group (the odd-numbered ones) runs KIP-848's consumer
  *                   protocol ({@code GroupProtocol.CONSUMER}, server assignors alternating
  *                   {@code uniform} and {@code range}, topics in the registry) instead of the classic one
+ * @param membership whether the nemesis also replaces nodes online ({@link Nemesis.Fault#REPLACE_NODE}:
+ *                   remove-node, empty disk, join, add-node); every partition is then placed on every
+ *                   node (offsets.replication.factor = nodes), since add/remove-node moves no replica
+ *                   between existing nodes yet
  */
 public record ChaosConfig(int nodes, int partitions, Duration faultPhase, long seed, int groups, int membersPerGroup,
         int topicPartitions, int committers, int minLeaderKills, Path reportDir, boolean diskFull, boolean raftTls,
-        boolean authorizer, boolean consumerProtocol) {
+        boolean authorizer, boolean consumerProtocol, boolean membership) {
     /** Members are removed after this long without a heartbeat: longer than any injected fault. */
     public static final Duration SESSION_TIMEOUT = Duration.ofSeconds(20);
     /** The fence probe's session: short, so the probe is expelled while it stays silent. */
@@ -46,44 +50,50 @@ public record ChaosConfig(int nodes, int partitions, Duration faultPhase, long s
 
     /** The short scenario of {@code mvn -B verify}: 3 nodes, about two minutes of faults. */
     public static ChaosConfig shortScenario(long seed, Path reportDir) {
-        return new ChaosConfig(3, 3, Duration.ofSeconds(70), seed, 2, 3, 12, 3, 10, reportDir, true, true, true, true);
+        return new ChaosConfig(3, 3, Duration.ofSeconds(70), seed, 2, 3, 12, 3, 10, reportDir, true, true, true, true, false);
     }
 
     /** A long run for scripts/chaos.sh. */
     public static ChaosConfig longRun(int nodes, Duration faultPhase, long seed, Path reportDir) {
         int kills = (int) Math.max(10, faultPhase.toSeconds() / 10);
         return new ChaosConfig(nodes, Math.max(3, nodes), faultPhase, seed, 3, 4, 12, 4, kills, reportDir, true, false,
-                false, true);
+                false, true, false);
     }
 
     /** The same run without the disk-full fault (no tmpfs, so no root needed). */
     public ChaosConfig withoutDiskFull() {
         return new ChaosConfig(nodes, partitions, faultPhase, seed, groups, membersPerGroup, topicPartitions,
-                committers, minLeaderKills, reportDir, false, raftTls, authorizer, consumerProtocol);
+                committers, minLeaderKills, reportDir, false, raftTls, authorizer, consumerProtocol, membership);
     }
 
     /** This run with mutual TLS on the Raft ports. */
     public ChaosConfig withRaftTls() {
         return new ChaosConfig(nodes, partitions, faultPhase, seed, groups, membersPerGroup, topicPartitions,
-                committers, minLeaderKills, reportDir, diskFull, true, authorizer, consumerProtocol);
+                committers, minLeaderKills, reportDir, diskFull, true, authorizer, consumerProtocol, membership);
     }
 
     /** This run with plaintext Raft ports. */
     public ChaosConfig withoutRaftTls() {
         return new ChaosConfig(nodes, partitions, faultPhase, seed, groups, membersPerGroup, topicPartitions,
-                committers, minLeaderKills, reportDir, diskFull, false, authorizer, consumerProtocol);
+                committers, minLeaderKills, reportDir, diskFull, false, authorizer, consumerProtocol, membership);
     }
 
     /** This run with the authorizer on (ACLs for the workload created at the start). */
     public ChaosConfig withAuthorizer() {
         return new ChaosConfig(nodes, partitions, faultPhase, seed, groups, membersPerGroup, topicPartitions,
-                committers, minLeaderKills, reportDir, diskFull, raftTls, true, consumerProtocol);
+                committers, minLeaderKills, reportDir, diskFull, raftTls, true, consumerProtocol, membership);
     }
 
     /** This run with every group on the classic protocol (no consumer-protocol groups). */
     public ChaosConfig withClassicGroupsOnly() {
         return new ChaosConfig(nodes, partitions, faultPhase, seed, groups, membersPerGroup, topicPartitions,
-                committers, minLeaderKills, reportDir, diskFull, raftTls, authorizer, false);
+                committers, minLeaderKills, reportDir, diskFull, raftTls, authorizer, false, membership);
+    }
+
+    /** This run with nodes replaced online by the nemesis (see {@code membership}). */
+    public ChaosConfig withMembership() {
+        return new ChaosConfig(nodes, partitions, faultPhase, seed, groups, membersPerGroup, topicPartitions,
+                committers, minLeaderKills, reportDir, diskFull, raftTls, authorizer, consumerProtocol, true);
     }
 
     /** Whether group {@code group} of this run uses the consumer protocol: the odd-numbered ones. */
@@ -102,6 +112,7 @@ public record ChaosConfig(int nodes, int partitions, Duration faultPhase, long s
                 + " groups=" + groups + "x" + membersPerGroup + " members (topic of " + topicPartitions
                 + " partitions) committers=" + committers + " minLeaderKills=" + minLeaderKills
                 + (diskFull ? " diskFullNode=" + diskFullNode() : " diskFull=off") + " raftTls=" + raftTls
-                + " authorizer=" + authorizer + " consumerProtocolGroups=" + (consumerProtocol ? "odd" : "none");
+                + " authorizer=" + authorizer + " consumerProtocolGroups=" + (consumerProtocol ? "odd" : "none")
+                + " membership=" + membership;
     }
 }

@@ -74,7 +74,8 @@ public final class ChaosRunner {
         line("replay with: scripts/chaos.sh --nodes " + config.nodes() + " --minutes "
                 + Math.max(1, config.faultPhase().toMinutes()) + " --seed " + config.seed()
                 + (config.raftTls() ? " --tls" : "") + (config.authorizer() ? " --authorizer" : "")
-                + (config.diskFull() ? "" : " --no-disk-full") + (config.consumerProtocol() ? "" : " --classic-only"));
+                + (config.diskFull() ? "" : " --no-disk-full") + (config.consumerProtocol() ? "" : " --classic-only")
+                + (config.membership() ? " --membership" : ""));
         List<Nemesis.Step> schedule = Nemesis.schedule(config);
         Map<String, List<String>> violations = new LinkedHashMap<>();
         ProcessCluster.Builder builder = ProcessCluster.builder().nodes(config.nodes()).partitions(config.partitions())
@@ -88,6 +89,10 @@ public final class ChaosRunner {
                 .name("cluster").baseDir(runDir).clusterId("chaos");
         if (config.diskFull()) {
             builder.smallDisk(config.diskFullNode(), ChaosConfig.SMALL_DISK_BYTES);
+        }
+        if (config.membership()) {
+            // Every partition on every node: add/remove-node moves no replica between existing nodes yet.
+            builder.set("offsets.replication.factor", config.nodes());
         }
         if (config.raftTls()) {
             // TLS through the link proxies: they forward bytes, the nodes do the handshakes.
@@ -351,7 +356,7 @@ public final class ChaosRunner {
 
     /**
      * {@code --nodes N --minutes M --seed S [--report-dir D] [--no-disk-full] [--tls] [--authorizer]
-     * [--classic-only]};
+     * [--classic-only] [--membership]};
      * exits 1 on any violation.
      */
     public static void main(String[] args) {
@@ -363,6 +368,7 @@ public final class ChaosRunner {
         boolean raftTls = false;
         boolean authorizer = false;
         boolean consumerProtocol = true;
+        boolean membership = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--nodes" -> nodes = Integer.parseInt(args[++i]);
@@ -373,9 +379,10 @@ public final class ChaosRunner {
                 case "--tls" -> raftTls = true;
                 case "--authorizer" -> authorizer = true;
                 case "--classic-only" -> consumerProtocol = false;
+                case "--membership" -> membership = true;
                 default -> {
                     System.err.println("usage: ChaosRunner [--nodes N] [--minutes M] [--seed S] [--report-dir D]"
-                            + " [--no-disk-full] [--tls] [--authorizer] [--classic-only]");
+                            + " [--no-disk-full] [--tls] [--authorizer] [--classic-only] [--membership]");
                     System.exit(2);
                 }
             }
@@ -392,6 +399,9 @@ public final class ChaosRunner {
         }
         if (!consumerProtocol) {
             config = config.withClassicGroupsOnly();
+        }
+        if (membership) {
+            config = config.withMembership();
         }
         Result result = new ChaosRunner(config).run();
         System.out.println(result.passed() ? "[chaos] PASSED" : "[chaos] FAILED\n" + result.describeViolations());

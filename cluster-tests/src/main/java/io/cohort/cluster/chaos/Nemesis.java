@@ -1,7 +1,11 @@
 package io.cohort.cluster.chaos;
 
+import io.cohort.api.v1.AddNodeRequest;
 import io.cohort.api.v1.ClusterStatusResponse;
+import io.cohort.api.v1.ErrorCode;
+import io.cohort.api.v1.MembershipChangeResponse;
 import io.cohort.api.v1.PartitionStatus;
+import io.cohort.api.v1.RemoveNodeRequest;
 import io.cohort.cluster.ProcessCluster;
 import java.io.IOException;
 import java.net.URI;
@@ -19,6 +23,8 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 
 /**
  * Injects faults into a {@link ProcessCluster}, one at a time, following a schedule drawn from a
@@ -26,12 +32,15 @@ import java.util.TreeSet;
  * for longer than the election timeout (then SIGCONT: a zombie leader wakes up deposed), a network
  * partition that cuts a leader or a random node off (then heals), a full disk on the node whose
  * data dir is a small tmpfs (then space back, and a restart if it stopped, as a supervisor would),
- * and, in long runs, a kill and restart of the whole cluster. Every fault is recorded in the
- * history.
+ * in long runs, a kill and restart of the whole cluster, and with {@link ChaosConfig#membership()}
+ * the online replacement of a node (remove-node, empty disk, join, add-node). Every fault is
+ * recorded in the history.
  */
 public final class Nemesis {
     /** The kinds of fault. */
-    public enum Fault { KILL_LEADER, KILL_RANDOM, PAUSE_LEADER, PARTITION_LEADER, PARTITION_RANDOM, RESTART_ALL, DISK_FULL }
+    public enum Fault {
+        KILL_LEADER, KILL_RANDOM, PAUSE_LEADER, PARTITION_LEADER, PARTITION_RANDOM, RESTART_ALL, DISK_FULL, REPLACE_NODE
+    }
 
     /** One planned fault: what, against which partition's leader (or -1), held how long, then a quiet gap. */
     public record Step(Fault fault, int partition, long holdMs, long gapMs) {
@@ -46,6 +55,8 @@ public final class Nemesis {
     private static final int EXIT_STORAGE_FAILED = 74;
     /** A node whose storage failed stops within this (its stop is bounded at 30 s, then halted). */
     private static final Duration STORAGE_FAILURE_EXIT_WAIT = Duration.ofSeconds(40);
+    /** How long one membership change of REPLACE_NODE may take, retries included. */
+    private static final Duration MEMBERSHIP_CHANGE_WAIT = Duration.ofSeconds(180);
 
     private final ProcessCluster cluster;
     private final ChaosHistory history;
@@ -82,6 +93,12 @@ public final class Nemesis {
         faults.add(Fault.PARTITION_LEADER);
         if (config.diskFull()) {
             faults.add(Fault.DISK_FULL);
+        }
+        if (config.membership()) {
+            // One replacement per three minutes of faults, at least one.
+            for (long i = 0; i < Math.max(1, config.faultPhase().toSeconds() / 180); i++) {
+                faults.add(Fault.REPLACE_NODE);
+            }
         }
         boolean longRun = config.faultPhase().toSeconds() > 180;
         if (longRun) {
@@ -120,6 +137,8 @@ public final class Nemesis {
             case RESTART_ALL -> 1_000;
             // The longest the disk stays full; it is freed as soon as the node has stopped.
             case DISK_FULL -> 8_000 + random.nextInt(4_000);
+            // The node stays out of the cluster this long between its removal and its return.
+            case REPLACE_NODE -> 1_000 + random.nextInt(3_000);
         };
         return new Step(fault, partition, hold, 1_000 + random.nextInt(2_000));
     }
@@ -128,7 +147,9 @@ public final class Nemesis {
     private static long estimateMs(Step step) {
         boolean restarts = step.fault() == Fault.KILL_LEADER || step.fault() == Fault.KILL_RANDOM
                 || step.fault() == Fault.RESTART_ALL || step.fault() == Fault.DISK_FULL;
-        return step.holdMs() + step.gapMs() + (restarts ? 3_000 : 0);
+        // A replacement: two changes (the second catches the empty node up) and a start.
+        long changes = step.fault() == Fault.REPLACE_NODE ? 15_000 : 0;
+        return step.holdMs() + step.gapMs() + (restarts ? 3_000 : 0) + changes;
     }
 
     /** Runs the schedule; returns when every step is done and the cluster is whole again. */
@@ -187,6 +208,10 @@ public final class Nemesis {
                 history.event("nemesis", "start-all", "every node serving again");
             }
             case DISK_FULL -> fillDisk(config.diskFullNode(), step.holdMs());
+            case REPLACE_NODE -> {
+                List<Integer> running = cluster.runningNodeIds();
+                replaceNode(running.get(random.nextInt(running.size())), step.holdMs());
+            }
         }
         sleep(step.gapMs());
     }
@@ -244,6 +269,74 @@ public final class Nemesis {
             cluster.start(node);
         }
         history.event("nemesis", "restart", "node " + node + " serving again");
+    }
+
+    /**
+     * Replaces {@code node} as an operator replaces a failed machine (docs/OPERATIONS.md, "Replace a
+     * failed node"), under the workload: {@code remove-node} (leadership moves off it first), the
+     * node SIGKILLed and its data dir emptied, out of the cluster for {@code outMs}, started again in
+     * join mode under the same id and addresses, and {@code add-node}, which catches it up by
+     * snapshot install. Each change is asked of another running node and retried while the cluster
+     * answers "not now" (no leader, a change in progress, not enough replicas heard yet); any other
+     * answer fails the run.
+     */
+    private void replaceNode(int node, long outMs) {
+        long start = System.nanoTime();
+        history.event("nemesis", "remove-node", "remove-node " + node + " (to replace it with an empty disk)");
+        MembershipChangeResponse removed = membershipChange("remove-node " + node, node, asked -> cluster.admin(asked)
+                .withDeadlineAfter(MEMBERSHIP_CHANGE_WAIT.toMillis(), TimeUnit.MILLISECONDS)
+                .removeNode(RemoveNodeRequest.newBuilder().setNodeId(node).build()));
+        history.event("nemesis", "removed", "node " + node + " removed (" + removed.getStepsCount() + " steps, "
+                + (System.nanoTime() - start) / 1_000_000 + " ms); killing it and emptying its data dir");
+        cluster.kill(node);
+        emptyDirectory(cluster.dataDir(node));
+        sleep(outMs);
+        int seed = otherRunningNode(node);
+        cluster.startJoining(node, seed);
+        history.event("nemesis", "join", "node " + node + " started with an empty disk in join mode (seed node "
+                + seed + ")");
+        long addStart = System.nanoTime();
+        MembershipChangeResponse added = membershipChange("add-node " + node, node, asked -> cluster.admin(asked)
+                .withDeadlineAfter(MEMBERSHIP_CHANGE_WAIT.toMillis(), TimeUnit.MILLISECONDS)
+                .addNode(AddNodeRequest.newBuilder().setNodeId(node).setRaftAddress(cluster.raftAddress(node))
+                        .setClientAddress(cluster.clientAddress(node)).build()));
+        history.event("nemesis", "added", "node " + node + " is a voter again (" + added.getStepsCount()
+                + " steps, " + (System.nanoTime() - addStart) / 1_000_000 + " ms)");
+    }
+
+    /** Runs a membership change on another running node until it is done; see {@link #replaceNode}. */
+    private MembershipChangeResponse membershipChange(String what, int subject,
+                                                      IntFunction<MembershipChangeResponse> call) {
+        long deadline = System.nanoTime() + MEMBERSHIP_CHANGE_WAIT.toNanos();
+        String last = "";
+        while (System.nanoTime() < deadline) {
+            try {
+                MembershipChangeResponse response = call.apply(otherRunningNode(subject));
+                if (response.getErrorCode() == ErrorCode.NONE) {
+                    return response;
+                }
+                last = response.getErrorCode() + ": " + response.getErrorMessage();
+                if (response.getErrorCode() != ErrorCode.COORDINATOR_NOT_AVAILABLE
+                        && response.getErrorCode() != ErrorCode.REBALANCE_IN_PROGRESS
+                        && response.getErrorCode() != ErrorCode.NOT_ENOUGH_REPLICAS
+                        && response.getErrorCode() != ErrorCode.REQUEST_TIMED_OUT) {
+                    throw new IllegalStateException(what + " was refused: " + last);
+                }
+            } catch (io.grpc.StatusRuntimeException e) {
+                last = e.getStatus().toString();
+            }
+            history.event("nemesis", "retry", what + ": " + last);
+            sleep(500);
+        }
+        throw new IllegalStateException(what + " did not finish within " + MEMBERSHIP_CHANGE_WAIT + ": " + last);
+    }
+
+    private int otherRunningNode(int node) {
+        List<Integer> others = cluster.runningNodeIds().stream().filter(id -> id != node).toList();
+        if (others.isEmpty()) {
+            throw new IllegalStateException("no running node besides " + node);
+        }
+        return others.get(random.nextInt(others.size()));
     }
 
     /**
