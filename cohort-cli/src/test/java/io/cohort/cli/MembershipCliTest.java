@@ -54,14 +54,30 @@ class MembershipCliTest {
     }
 
     @Test
+    @Order(0)
+    void testAJoiningNodeNamingAnotherReplicationFactorThanTheClustersIsRefused() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        CohortServerMain.Launch launch = CohortServerMain.launch(new String[] {
+                "--node-id", "6", "--peers", "6=127.0.0.1:" + TestPorts.next() + ":" + TestPorts.next(),
+                "--data-dir", root.resolve("node-6/data").toString(), "--log-dir", root.resolve("node-6/logs").toString(),
+                "--metrics-port", "0", "--set", "offsets.replication.factor=2", "--join", cluster.endpoint(1)},
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(out, true, StandardCharsets.UTF_8));
+
+        assertThat(launch.exitCode()).as("%s", out).isNotZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("offsets.replication.factor '2'")
+                .contains("has 3; leave it out on a joining node");
+    }
+
+    @Test
     @Order(1)
     void testAddNodeCatchesTheJoiningNodeUpAndPromotesIt() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         CohortServerMain.Launch launch = CohortServerMain.launch(new String[] {
                 "--node-id", "4", "--peers", "4=127.0.0.1:" + RAFT_PORT + ":" + CLIENT_PORT,
                 "--data-dir", root.resolve("node-4/data").toString(), "--log-dir", root.resolve("node-4/logs").toString(),
-                "--metrics-port", "0", "--join", cluster.endpoint(1)},
+                "--metrics-port", "0", "--set", "offsets.replication.factor=3", "--join", cluster.endpoint(1)},
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(out, true, StandardCharsets.UTF_8));
+        // It names the cluster's replication factor, as a node started with the others' settings does.
         assertThat(launch.exitCode()).as("%s", out).isZero();
         joiner = launch.server();
 

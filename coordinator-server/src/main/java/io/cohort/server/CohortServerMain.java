@@ -228,9 +228,18 @@ public final class CohortServerMain {
         joining = true;
         // Before the first call to the seed loads the logging (it would fall back to DEBUG on stdout).
         Logging.configure(config);
-        // The cluster's settings win over the node's own: a joining node invents none of them.
+        // The cluster's settings win over the node's own: a joining node invents none of them. Its
+        // own replication factor, if it names one, must be the cluster's (a node started with the
+        // same settings as the others names it; another value would be silently overridden).
         layers.put(ServerConfig.JOIN + " " + seed, JoinBootstrap.clusterLayer(config, seed));
-        return ServerConfig.load(configFile, layers);
+        ServerConfig joined = ServerConfig.load(configFile, layers);
+        if (config.replicationFactor() > 0 && joined.replicationFactor() > 0
+                && config.replicationFactor() != joined.replicationFactor()) {
+            throw new ConfigException("invalid " + ServerConfig.REPLICATION_FACTOR + " '" + config.replicationFactor()
+                    + "': the cluster joined through " + seed + " has " + joined.replicationFactor()
+                    + "; leave it out on a joining node (it takes the cluster's)");
+        }
+        return joined;
     }
 
     /** cluster.join from the layers (the last wins), else from the config file. */

@@ -304,7 +304,9 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             ClientTlsConfig clientTls = ClientTlsSettings.parse(values::get, this::source);
             int replicationFactor = values.containsKey(REPLICATION_FACTOR)
                     ? intValue(REPLICATION_FACTOR, 0, 1, Integer.MAX_VALUE) : 0;
-            if (replicationFactor > peers.size()) {
+            // A node joining through cluster.join lists only itself until the cluster's members arrive
+            // (JoinBootstrap); CohortServerMain compares its setting with the cluster's instead.
+            if (replicationFactor > peers.size() && !values.containsKey(JOIN)) {
                 throw invalid(REPLICATION_FACTOR, "expected at most " + peers.size() + ", the number of " + PEERS
                         + ": each partition is held by that many distinct nodes");
             }

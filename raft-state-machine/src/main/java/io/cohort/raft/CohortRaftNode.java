@@ -613,6 +613,11 @@ public final class CohortRaftNode implements AutoCloseable {
         return initialSpec.withMembers(members);
     }
 
+    /** {@code offsets.replication.factor} as the cluster was created (the current spec's is capped at the members). */
+    public int createdReplicationFactor() {
+        return initialSpec.replicationFactor();
+    }
+
     public int partitions() {
         return spec.partitions();
     }

@@ -32,6 +32,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.stub.MetadataUtils;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -137,8 +138,12 @@ final class MembershipRpcs {
     JoinInfoResponse joinInfo(JoinInfoRequest request) {
         LOG.info("node {} asks to join; answering with the cluster settings and {}", request.getNodeId(),
                 node.membershipNow().describe());
+        // The replication factor as the cluster was created, not as the current member count caps it
+        // (after a shrink to 2 of a factor-3 cluster, the node joining as the third gets factor 3).
+        Map<String, String> settings = new java.util.TreeMap<>(ClusterMetadata.clusterSettings(node.spec()));
+        settings.put(ClusterMetadata.REPLICATION_FACTOR, Integer.toString(node.createdReplicationFactor()));
         return JoinInfoResponse.newBuilder()
-                .putAllClusterSettings(ClusterMetadata.clusterSettings(node.spec()))
+                .putAllClusterSettings(settings)
                 .addAllMembers(members(node.membershipNow()))
                 .build();
     }
