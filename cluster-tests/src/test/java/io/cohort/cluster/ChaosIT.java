@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Timeout;
  * (a throwaway peer CA per run): TLS connections through the fault proxies, re-handshaken after
  * every kill, pause and cut; and every node checks ACLs (authorizer.enabled): the workload's
  * calls are allowed only by ACLs created at the start, replicated through partition 0's log
- * ({@code ChaosAuthorization}). One scenario only, to keep the build's time in check; the
+ * ({@code ChaosAuthorization}). One node is replaced online as an operator replaces a failed machine
+ * (remove-node, empty disk, join mode, add-node: issue 16) while the workload runs. One scenario only, to keep the build's time in check; the
  * plaintext, unchecked variant runs with {@code scripts/chaos.sh} (without {@code --tls
  * --authorizer}). Any checker violation fails
  * the build; the report, the history and (on failure) every node's log stay in
@@ -40,6 +41,7 @@ class ChaosIT {
         assertThat(schedule.stream().filter(s -> s.fault() == Nemesis.Fault.PAUSE_LEADER)).isNotEmpty();
         assertThat(schedule.stream().filter(s -> s.fault() == Nemesis.Fault.PARTITION_LEADER)).isNotEmpty();
         assertThat(schedule.stream().filter(s -> s.fault() == Nemesis.Fault.DISK_FULL)).hasSize(1);
+        assertThat(schedule.stream().filter(s -> s.fault() == Nemesis.Fault.REPLACE_NODE)).hasSize(1);
         assertThat(config.raftTls()).isTrue();
         assertThat(config.authorizer()).isTrue();
 

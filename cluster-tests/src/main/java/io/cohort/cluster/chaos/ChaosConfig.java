@@ -48,9 +48,9 @@ public record ChaosConfig(int nodes, int partitions, Duration faultPhase, long s
      */
     public static final long SNAPSHOT_EVERY_ENTRIES = 500;
 
-    /** The short scenario of {@code mvn -B verify}: 3 nodes, about two minutes of faults. */
+    /** The short scenario of {@code mvn -B verify}: 3 nodes, about two minutes of faults, one node replaced. */
     public static ChaosConfig shortScenario(long seed, Path reportDir) {
-        return new ChaosConfig(3, 3, Duration.ofSeconds(70), seed, 2, 3, 12, 3, 10, reportDir, true, true, true, true, false);
+        return new ChaosConfig(3, 3, Duration.ofSeconds(70), seed, 2, 3, 12, 3, 10, reportDir, true, true, true, true, true);
     }
 
     /** A long run for scripts/chaos.sh. */
