@@ -217,11 +217,9 @@ public final class MembershipChanges {
 
     private void addToGroup(int p, NodeAddress newNode, Steps steps) {
         int id = newNode.nodeId();
-        if (groupConf(p).isVoter(id)) {
-            steps.say("partition " + p + ": node " + id + " is already a voter");
-            return;
+        if (!groupConf(p).isVoter(id)) {
+            leadHere(p, steps); // only a partition's leader changes its configuration
         }
-        leadHere(p, steps);
         Membership group = groupConf(p);
         if (group.isVoter(id)) {
             steps.say("partition " + p + ": node " + id + " is already a voter");

@@ -136,15 +136,16 @@ final class MembershipRpcs {
 
     /** Open to any caller, like routing-only ClusterStatus: a joining node has no principal yet. */
     JoinInfoResponse joinInfo(JoinInfoRequest request) {
+        Membership membership = node.membershipNow();
         LOG.info("node {} asks to join; answering with the cluster settings and {}", request.getNodeId(),
-                node.membershipNow().describe());
+                membership.describe());
         // The replication factor as the cluster was created, not as the current member count caps it
         // (after a shrink to 2 of a factor-3 cluster, the node joining as the third gets factor 3).
         Map<String, String> settings = new java.util.TreeMap<>(ClusterMetadata.clusterSettings(node.spec()));
         settings.put(ClusterMetadata.REPLICATION_FACTOR, Integer.toString(node.createdReplicationFactor()));
         return JoinInfoResponse.newBuilder()
                 .putAllClusterSettings(settings)
-                .addAllMembers(members(node.membershipNow()))
+                .addAllMembers(members(membership))
                 .build();
     }
 
