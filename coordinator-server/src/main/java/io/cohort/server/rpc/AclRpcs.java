@@ -215,12 +215,7 @@ final class AclRpcs {
             return CompletableFuture.completedFuture(error.of(ErrorCode.COORDINATOR_NOT_AVAILABLE, "node "
                     + node.nodeId() + " does not lead partition 0, which holds the ACLs, and knows no other leader; retry"));
         }
-        Metadata headers = new Metadata();
-        headers.put(CallContext.FORWARDED_BY_HEADER, Integer.toString(node.nodeId()));
-        String bearer = Principals.bearerHeader();
-        if (bearer != null) {
-            headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), bearer);
-        }
+        Metadata headers = CallContext.forwardingHeaders(node.nodeId(), Principals.bearerHeader());
         ClusterAdminGrpc.ClusterAdminFutureStub stub = ClusterAdminGrpc.newFutureStub(channelToNode.apply(leader))
                 .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers))
                 .withDeadlineAfter(30, TimeUnit.SECONDS);

@@ -46,6 +46,20 @@ final class CallContext {
     private CallContext() {
     }
 
+    /**
+     * The headers of a call this node forwards to another: who forwarded it (so that node answers
+     * instead of forwarding again) and the caller's bearer token, if any (the other node authorizes
+     * the caller's principal again, so it needs the token; a certificate principal is this node's).
+     */
+    static Metadata forwardingHeaders(int forwardingNodeId, String bearer) {
+        Metadata headers = new Metadata();
+        headers.put(FORWARDED_BY_HEADER, Integer.toString(forwardingNodeId));
+        if (bearer != null) {
+            headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), bearer);
+        }
+        return headers;
+    }
+
     static String hostOf(SocketAddress address) {
         if (address instanceof InetSocketAddress inet && inet.getAddress() != null) {
             return "/" + inet.getAddress().getHostAddress();

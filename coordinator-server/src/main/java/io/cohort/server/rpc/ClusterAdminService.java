@@ -323,12 +323,7 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
                     + " does not lead partition " + request.getPartitionIndex() + " and knows no other leader; retry"));
             return;
         }
-        Metadata headers = new Metadata();
-        headers.put(CallContext.FORWARDED_BY_HEADER, Integer.toString(node.nodeId()));
-        if (Principals.bearerHeader() != null) {
-            // The leader authorizes the caller's principal again, so it needs the caller's token.
-            headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), Principals.bearerHeader());
-        }
+        Metadata headers = CallContext.forwardingHeaders(node.nodeId(), Principals.bearerHeader());
         ClusterAdminGrpc.ClusterAdminStub stub = ClusterAdminGrpc.newStub(channel(leader))
                 .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers))
                 .withDeadlineAfter(request.getTimeoutMs() + FORWARD_SLACK_MS, TimeUnit.MILLISECONDS);

@@ -224,13 +224,7 @@ final class GroupConfigRpcs {
     }
 
     private ClusterAdminGrpc.ClusterAdminFutureStub stubTo(int nodeId, long timeoutMs) {
-        Metadata headers = new Metadata();
-        headers.put(CallContext.FORWARDED_BY_HEADER, Integer.toString(node.nodeId()));
-        String bearer = Principals.bearerHeader();
-        if (bearer != null) {
-            // The other node authorizes the caller's principal again, so it needs the caller's token.
-            headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), bearer);
-        }
+        Metadata headers = CallContext.forwardingHeaders(node.nodeId(), Principals.bearerHeader());
         return ClusterAdminGrpc.newFutureStub(channelToNode.apply(nodeId))
                 .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers))
                 .withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS);

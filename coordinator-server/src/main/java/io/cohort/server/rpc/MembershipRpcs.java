@@ -26,7 +26,6 @@ import io.cohort.raft.PartitionStatus;
 import io.cohort.server.auth.Principals;
 import io.cohort.server.auth.RequestAuthorizer;
 import io.grpc.ManagedChannel;
-import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.MetadataUtils;
@@ -232,7 +231,8 @@ final class MembershipRpcs {
             }
             CompletableFuture<TransferLeadershipResponse> answer = new CompletableFuture<>();
             ClusterAdminGrpc.newStub(channels.apply(leader))
-                    .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(forwardingHeaders(bearer)))
+                    .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(
+                            CallContext.forwardingHeaders(node.nodeId(), bearer)))
                     .withDeadlineAfter(HANDOVER_DEADLINE_MS, TimeUnit.MILLISECONDS)
                     .transferLeadership(TransferLeadershipRequest.newBuilder().setPartitionIndex(partition)
                             .setTargetNodeId(target).setTimeoutMs((int) HANDOVER_TIMEOUT_MS).build(),
@@ -262,16 +262,6 @@ final class MembershipRpcs {
         };
     }
 
-    private Metadata forwardingHeaders(String bearer) {
-        Metadata headers = new Metadata();
-        headers.put(CallContext.FORWARDED_BY_HEADER, Integer.toString(node.nodeId()));
-        if (bearer != null) {
-            // The other node authorizes the caller's principal again, so it needs the caller's token.
-            headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), bearer);
-        }
-        return headers;
-    }
-
     /** Sends the request to partition 0's leader, once; a forwarded request is answered, never forwarded. */
     private CompletableFuture<MembershipChangeResponse> forward(Call call) {
         int leader = node.leaderOf(0);
@@ -281,7 +271,8 @@ final class MembershipRpcs {
                     + "knows no other leader; retry", MembershipFailure.MEMBERSHIP_FAILURE_NONE, List.of()));
         }
         ClusterAdminGrpc.ClusterAdminBlockingStub stub = ClusterAdminGrpc.newBlockingStub(channels.apply(leader))
-                .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(forwardingHeaders(Principals.bearerHeader())))
+                .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(
+                        CallContext.forwardingHeaders(node.nodeId(), Principals.bearerHeader())))
                 .withDeadlineAfter(FORWARD_DEADLINE_MS, TimeUnit.MILLISECONDS);
         return CompletableFuture.supplyAsync(() -> {
             try {

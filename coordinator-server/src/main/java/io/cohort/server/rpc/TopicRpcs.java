@@ -173,12 +173,7 @@ final class TopicRpcs {
                     "node " + node.nodeId() + " does not lead partition 0, which holds the topic registry, and knows"
                             + " no other leader; retry"));
         }
-        Metadata headers = new Metadata();
-        headers.put(CallContext.FORWARDED_BY_HEADER, Integer.toString(node.nodeId()));
-        String bearer = Principals.bearerHeader();
-        if (bearer != null) {
-            headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), bearer);
-        }
+        Metadata headers = CallContext.forwardingHeaders(node.nodeId(), Principals.bearerHeader());
         ClusterAdminGrpc.ClusterAdminFutureStub stub = ClusterAdminGrpc.newFutureStub(channelToNode.apply(leader))
                 .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers))
                 .withDeadlineAfter(FORWARD_TIMEOUT_MS, TimeUnit.MILLISECONDS);
