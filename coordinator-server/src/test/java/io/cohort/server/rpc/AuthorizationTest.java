@@ -6,6 +6,9 @@ import static io.cohort.api.v1.ErrorCode.NONE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.cohort.api.v1.AclBinding;
 import io.cohort.api.v1.AclBindingFilter;
 import io.cohort.api.v1.AclOperation;
@@ -14,6 +17,7 @@ import io.cohort.api.v1.AclPermission;
 import io.cohort.api.v1.AclResourceType;
 import io.cohort.api.v1.ClusterAdminGrpc;
 import io.cohort.api.v1.ClusterStatusRequest;
+import io.cohort.api.v1.ClusterStatusResponse;
 import io.cohort.api.v1.CreateAclsRequest;
 import io.cohort.api.v1.CreateAclsResponse;
 import io.cohort.api.v1.DeleteAclsRequest;
@@ -31,6 +35,7 @@ import io.cohort.api.v1.OffsetDeleteRequest;
 import io.cohort.api.v1.ReadConsistency;
 import io.cohort.api.v1.TransferLeadershipRequest;
 import io.cohort.raft.RaftTuning;
+import io.cohort.server.auth.AuditLog;
 import io.cohort.server.auth.TokenFile;
 import io.cohort.server.auth.TokenHash;
 import io.grpc.Metadata;
@@ -49,6 +54,7 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 /**
  * The authorizer on real nodes (real Ratis, real gRPC on loopback, bearer-token principals): where
@@ -214,8 +220,25 @@ class AuthorizationTest {
                     .build()).getErrorCode()).isEqualTo(CLUSTER_AUTHORIZATION_FAILED);
             assertThat(aliceAdmin.describeAcls(DescribeAclsRequest.getDefaultInstance()).getErrorCode())
                     .isEqualTo(CLUSTER_AUTHORIZATION_FAILED);
-            assertThat(aliceAdmin.clusterStatus(ClusterStatusRequest.getDefaultInstance()).getErrorCode())
-                    .isEqualTo(CLUSTER_AUTHORIZATION_FAILED);
+            // ClusterStatus still gives the cluster's shape (every client asks it at start), so its
+            // refusal of the Raft details is not audited; the refused DescribeAcls is.
+            ListAppender<ILoggingEvent> audit = new ListAppender<>();
+            Logger auditLogger = (Logger) LoggerFactory.getLogger(AuditLog.LOGGER_NAME);
+            audit.start();
+            auditLogger.addAppender(audit);
+            try {
+                ClusterStatusResponse shapeOnly = aliceAdmin.clusterStatus(ClusterStatusRequest.getDefaultInstance());
+                assertThat(shapeOnly.getErrorCode()).isEqualTo(CLUSTER_AUTHORIZATION_FAILED);
+                assertThat(shapeOnly.getPartitionCount()).isEqualTo(PARTITIONS);
+                assertThat(shapeOnly.getNodesCount()).isEqualTo(NODES);
+                assertThat(shapeOnly.getPartitionsList()).isEmpty();
+                assertThat(audit.list).isEmpty();
+                aliceAdmin.describeAcls(DescribeAclsRequest.getDefaultInstance());
+                assertThat(audit.list).extracting(ILoggingEvent::getFormattedMessage).singleElement().asString()
+                        .contains("principal=User:alice", "result=DENIED", "rpc=DescribeAcls");
+            } finally {
+                auditLogger.detachAppender(audit);
+            }
             // An unauthenticated caller is ANONYMOUS: denied alike.
             assertThat(leader.blocking().joinGroup(Requests.join(groupId, "", "c")).getErrorCode())
                     .isEqualTo(GROUP_AUTHORIZATION_FAILED);
