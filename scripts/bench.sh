@@ -40,6 +40,9 @@
 #   --vs-secure       also run each Cohort workload (but scale) on a secured cluster in the same run: mutual
 #                     TLS on the client and Raft ports, the authorizer on, the workload's principal allowed
 #                     by a prefixed ACL; prints the secured/plaintext table (security's cost)
+#   --secure-parts P  what --vs-secure's secured cluster adds: raft-tls,authorizer (default both); with
+#                     --tls both clusters have client mTLS, so e.g. `--tls --vs-secure --secure-parts
+#                     raft-tls` measures Raft mTLS alone
 #   --keep            keep every cluster's data and logs (benchmarks/target/bench-runs/)
 #   --help            this text; `scripts/bench.sh all --help` lists every option of the driver
 #

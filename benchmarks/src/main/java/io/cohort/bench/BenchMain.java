@@ -7,8 +7,10 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -136,6 +138,14 @@ public final class BenchMain implements Callable<Integer> {
             + "prints the secured/plaintext table (docs/SECURITY.md's cost).")
     boolean vsSecure;
 
+    /** What {@code --vs-secure}'s secured cluster adds to the other one's client ports. */
+    static final List<String> SECURED_PARTS = List.of("raft-tls", "authorizer");
+
+    @Option(names = "--secure-parts", description = "What --vs-secure's secured cluster adds, comma-separated, of "
+            + "raft-tls (mutual TLS on the Raft ports) and authorizer (on, with an ACL allowing the workload) "
+            + "(default both). With --tls, to split security's cost: --tls --vs-secure --secure-parts raft-tls.")
+    String secureParts = String.join(",", SECURED_PARTS);
+
     @Option(names = "--rounds", description = "Run each comparison (--vs-kafka, --vs-secure) this many times, "
             + "alternating which system goes first, each on fresh clusters; the table gives every round and the "
             + "median ratio (default 1). For figures that drift between runs on a shared machine.")
@@ -195,7 +205,22 @@ public final class BenchMain implements Callable<Integer> {
                 Machine.intList(cs), Machine.intList(ns != null ? ns : quick ? "10,100" : "10,100,500"),
                 rebalanceSettleMs, rebalanceTimeoutS, memberPollMs,
                 pick(kills, 5, 1), pick(kafkaKills, 3, 1), failoverCommitters, preKillS, observeS, pick(killSettleS, 10, 2), catchUpTimeoutS,
-                pick(groups, 100_000, 10_000), offsetsPerGroup, scaleThreads, scaleClients, scaleVerify, scaleHeap, tls, vsSecure, nodes, protocols(), rounds);
+                pick(groups, 100_000, 10_000), offsetsPerGroup, scaleThreads, scaleClients, scaleVerify, scaleHeap, tls, vsSecure, securedParts(), nodes, protocols(), rounds);
+    }
+
+    private Set<String> securedParts() {
+        Set<String> parts = new LinkedHashSet<>();
+        for (String part : secureParts.split(",")) {
+            if (part.isBlank()) {
+                continue;
+            }
+            if (!SECURED_PARTS.contains(part.trim())) {
+                throw new CommandLine.ParameterException(new CommandLine(this),
+                        "--secure-parts: unknown part '" + part.trim() + "' (known: " + SECURED_PARTS + ")");
+            }
+            parts.add(part.trim());
+        }
+        return Collections.unmodifiableSet(parts);
     }
 
     private List<String> protocols() {
@@ -287,7 +312,8 @@ public final class BenchMain implements Callable<Integer> {
         }
         String security = Ratios.table(results.lines(), CohortTarget.SECURED, "cohort");
         if (!security.isEmpty()) {
-            tables.append(tables.isEmpty() ? "" : "\n").append("Secured (mTLS + authorizer)/plaintext Cohort, run ")
+            tables.append(tables.isEmpty() ? "" : "\n").append("Secured (").append(o.tls() ? "client mTLS on both; secured adds " : "client mTLS + ")
+                    .append(String.join(" + ", o.securedParts())).append(")/plaintext Cohort, run ")
                     .append(RUN_ID).append(quickNote).append('\n').append(security);
         }
         if (!tables.isEmpty()) {

@@ -3,6 +3,7 @@ package io.cohort.bench;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** The settings of one benchmark run, resolved from the command line (see {@link BenchMain}). */
 record BenchOptions(
@@ -44,12 +45,18 @@ record BenchOptions(
         String scaleHeap,
         boolean tls,
         boolean vsSecure,
+        Set<String> securedParts,
         int nodes,
         List<String> protocols,
         int rounds) {
 
     boolean runCohort() {
         return !kafkaOnly;
+    }
+
+    /** Whether the secured system of {@code --vs-secure} has {@code part} ({@link BenchMain#SECURED_PARTS}). */
+    boolean securedWith(String part) {
+        return securedParts.contains(part);
     }
 
     boolean runKafka() {

@@ -85,7 +85,7 @@ final class CohortTarget implements Target {
         settings.putAll(extraSettings);
         BenchTls tls = options.tls() || secured ? BenchTls.generate(options.workDir().resolve(name + "-certs")) : null;
         if (tls != null) {
-            settings.putAll(secured ? tls.securedNodeSettings() : tls.nodeSettings());
+            settings.putAll(secured && options.securedWith("authorizer") ? tls.securedNodeSettings() : tls.nodeSettings());
         }
         // ProcessCluster's defaults (C1 only, serial GC) suit tests, not measurements: restore the JVM's
         // own defaults (C2, G1 on this machine), then the heap and any options given on the command line.
@@ -99,7 +99,7 @@ final class CohortTarget implements Target {
         if (tls != null) {
             builder.clientCredentials(tls.adminCredentials());
         }
-        if (secured) {
+        if (secured && options.securedWith("raft-tls")) {
             builder.raftTls();
         }
         Machine.log("cohort: starting " + options.nodes() + " nodes (" + String.join(" ", jvmArgs) + ", partitions " + partitions
@@ -113,7 +113,7 @@ final class CohortTarget implements Target {
         }
         Machine.log("cohort: serving at " + cluster.runDir());
         CohortTarget target = new CohortTarget(cluster, jvmArgs, settings, options, tls, secured);
-        if (secured) {
+        if (secured && options.securedWith("authorizer")) {
             try {
                 target.allowWorkloadGroups();
             } catch (RuntimeException | AssertionError e) {
@@ -381,9 +381,11 @@ final class CohortTarget implements Target {
         if (!settings.isEmpty()) {
             d.put("settings", new LinkedHashMap<>(settings));
         }
-        if (secured) {
+        if (cluster.raftTls()) {
             // raft.tls.* are the harness's own per-node files, not in settings.
             d.put("raft_tls", "mutual, peer CA");
+        }
+        if (secured && options.securedWith("authorizer")) {
             d.put("acls", "ALLOW " + BenchTls.CLIENT_PRINCIPAL + " READ GROUP PREFIXED " + GROUP_PREFIX);
         }
         return d;

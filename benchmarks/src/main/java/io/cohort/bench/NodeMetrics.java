@@ -51,12 +51,21 @@ final class NodeMetrics {
         return total;
     }
 
-    /** Applied entries and commands so far on one running node (every replica applies every entry). */
+    /**
+     * Applied entries and commands so far on one running node (every replica applies every entry),
+     * then the batch linger expiries summed over every running node (each leader counts its own).
+     */
     static double[] applyCounters(CohortTarget cohort) {
+        double[] counters = null;
+        double lingerExpiries = 0;
         for (int id : cohort.cluster().runningNodeIds()) {
             try {
                 String text = scrape(cohort.cluster().metricsPort(id));
-                return new double[] {sum(text, "cohort_apply_entries_total"), sum(text, "cohort_apply_commands_total")};
+                if (counters == null) {
+                    counters = new double[] {sum(text, "cohort_apply_entries_total"),
+                            sum(text, "cohort_apply_commands_total"), 0};
+                }
+                lingerExpiries += sum(text, "cohort_batch_linger_expiries_total");
             } catch (IOException | RuntimeException e) {
                 // try the next node
             } catch (InterruptedException e) {
@@ -64,15 +73,23 @@ final class NodeMetrics {
                 return null;
             }
         }
-        return null;
+        if (counters != null) {
+            counters[2] = lingerExpiries;
+        }
+        return counters;
     }
 
-    /** {@code raft_entries} and {@code commands_per_entry} between two {@link #applyCounters} readings. */
+    /**
+     * {@code raft_entries}, {@code commands_per_entry} and {@code linger_expiries} (entries proposed
+     * after waiting out the whole batch linger: the commands expected did not come in time) between
+     * two {@link #applyCounters} readings.
+     */
     static Map<String, Object> commandsPerEntry(double[] before, double[] after) {
         Map<String, Object> m = new LinkedHashMap<>();
         if (before != null && after != null && after[0] > before[0]) {
             m.put("raft_entries", (long) (after[0] - before[0]));
             m.put("commands_per_entry", Json.round((after[1] - before[1]) / (after[0] - before[0]), 2));
+            m.put("linger_expiries", (long) (after[2] - before[2]));
         }
         return m;
     }
