@@ -107,6 +107,12 @@ public final class CohortRaftNode implements AutoCloseable {
     private volatile boolean removed;
     /** Since when (ms) partition 0's configuration has not listed this former member, or -1. */
     private long notMemberSinceMs = -1;
+    /**
+     * The log index of the newest configuration of partition 0 seen listing this node (-1: the
+     * initial one). Only a newer configuration without it is a removal: one at or below this index
+     * is this replica's configuration going back (a truncated log), not a decision of the cluster.
+     */
+    private volatile long lastMemberConfIndex = -1;
     /** Started with the join option: its replicas start with an empty configuration and wait. */
     private final boolean joining;
     private final Path dataDir;
@@ -156,6 +162,7 @@ public final class CohortRaftNode implements AutoCloseable {
             this.membership = cached.membership();
             this.removed = cached.removed();
             this.wasMember = cached.membership().contains(nodeId);
+            this.lastMemberConfIndex = wasMember ? cached.membership().confIndex() : -1;
             this.spec = spec.withMembers(members);
         } else {
             this.membership = Membership.initial(spec.peers());
@@ -517,6 +524,7 @@ public final class CohortRaftNode implements AutoCloseable {
             boolean member = read.contains(nodeId);
             if (member) {
                 wasMember = true;
+                lastMemberConfIndex = Math.max(lastMemberConfIndex, read.confIndex());
             }
             if (!read.equals(current)) {
                 membership = read;
@@ -540,13 +548,36 @@ public final class CohortRaftNode implements AutoCloseable {
             } else if (notMemberSinceMs < 0) {
                 notMemberSinceMs = nowMs;
             }
-            if (!member && wasMember && (!division.getInfo().isAlive()
+            if (!member && wasMember && read.confIndex() > lastMemberConfIndex && (!division.getInfo().isAlive()
                     || nowMs - notMemberSinceMs > 2L * tuning.electionTimeoutMaxMs())) {
                 markRemoved("partition 0's configuration (index " + read.confIndex() + ") no longer lists it");
             }
         } catch (RuntimeException e) {
             LOG.warn("node {}: reading the membership failed", nodeId, e);
         }
+    }
+
+    /**
+     * Whether Ratis closing this node's replica of partition 0 (alone, not the whole server) means
+     * the cluster removed the node. It does for a node never seen as a member (a joining node whose
+     * add was undone); when the replica's configuration still lists the node (the leader answered
+     * its vote request "you were removed", from a configuration this replica never received); and
+     * when a configuration newer than the last one listing the node leaves it out. It does not when
+     * the configuration that leaves the node out is at or below that index, or empty: the replica's
+     * log went back (Ratis truncated it below entries it had), and Ratis shut the replica down for
+     * not finding itself in what remained. Seen once (RollingRestartIT): a leader's log appender
+     * failed an internal assertion and restarted from an old index. Taking that for a removal left
+     * a voter that refused to serve until its data was deleted.
+     */
+    static boolean closedReplicaMeansRemoval(int nodeId, boolean wasMember, long lastMemberConfIndex,
+                                             Membership replicaConf) {
+        if (!wasMember) {
+            return true;
+        }
+        if (replicaConf == null || replicaConf.voters().isEmpty()) {
+            return false;
+        }
+        return replicaConf.contains(nodeId) || replicaConf.confIndex() > lastMemberConfIndex;
     }
 
     private void markRemoved(String why) {
@@ -1104,8 +1135,23 @@ public final class CohortRaftNode implements AutoCloseable {
 
         @Override
         public void onRemovedFromGroup(int partition) {
-            if (partition == 0) {
+            if (partition != 0) {
+                return;
+            }
+            Membership now;
+            try {
+                now = groupMembership(0).orElse(null);
+            } catch (RuntimeException e) {
+                now = null;
+            }
+            if (closedReplicaMeansRemoval(nodeId, wasMember, lastMemberConfIndex, now)) {
                 markRemoved("Ratis closed its replica of partition 0: not in the configuration");
+            } else {
+                // Not a removal: the storage watch sees a closed replica of a member and stops the node.
+                LOG.error("node {}: Ratis closed its replica of partition 0 although the cluster never removed this "
+                        + "node (the newest configuration listing it is at index {}; the replica's own is now {}): "
+                        + "the replica failed; the node stops and must be restarted", nodeId, lastMemberConfIndex,
+                        now == null ? "unreadable" : "index " + now.confIndex() + ", " + now.describe());
             }
         }
 
