@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -43,14 +44,19 @@ class NetworkPartitionIT {
             client.commitOffsets("g", Map.of(tp, new OffsetAndMetadata(1)));
 
             cluster.links().isolate(oldLeader);
+            // The leader the majority elected, as the answer that ended the wait named it: asking
+            // again could reach the isolated node, which names itself until it notices it lost.
+            AtomicInteger majorityLeader = new AtomicInteger(-1);
             cluster.awaitCondition(SETTLE, "a leader on the majority side", () -> {
                 try {
-                    return client.findCoordinator("g").nodeId() != oldLeader;
+                    int coordinator = client.findCoordinator("g").nodeId();
+                    majorityLeader.set(coordinator);
+                    return coordinator != oldLeader;
                 } catch (RuntimeException e) {
                     return false;
                 }
             }, cluster::describeStatuses);
-            int newLeader = client.findCoordinator("g").nodeId();
+            int newLeader = majorityLeader.get();
             client.commitOffsets("g", Map.of(tp, new OffsetAndMetadata(2)));
             assertThat(client.fetchOffsets("g")).containsEntry(tp, new OffsetAndMetadata(2));
 
