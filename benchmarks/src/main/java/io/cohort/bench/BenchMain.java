@@ -151,6 +151,12 @@ public final class BenchMain implements Callable<Integer> {
             + "median ratio (default 1). For figures that drift between runs on a shared machine.")
     int rounds = 1;
 
+    @Option(names = "--interleave", description = "commit only, with --vs-secure or --vs-kafka: start the compared "
+            + "clusters together, warm each up, then alternate their measured windows (--rounds pairs, the order "
+            + "reversed every other round) on the same clusters. A shared machine's speed drifts by up to 2x "
+            + "within minutes; adjacent windows see the same machine, windows of separate runs do not.")
+    boolean interleave;
+
     @Option(names = "--cohort-jvm-opt", description = "An extra JVM option for every Cohort node (repeatable).")
     List<String> cohortJvmOpts = new ArrayList<>();
 
@@ -205,7 +211,7 @@ public final class BenchMain implements Callable<Integer> {
                 Machine.intList(cs), Machine.intList(ns != null ? ns : quick ? "10,100" : "10,100,500"),
                 rebalanceSettleMs, rebalanceTimeoutS, memberPollMs,
                 pick(kills, 5, 1), pick(kafkaKills, 3, 1), failoverCommitters, preKillS, observeS, pick(killSettleS, 10, 2), catchUpTimeoutS,
-                pick(groups, 100_000, 10_000), offsetsPerGroup, scaleThreads, scaleClients, scaleVerify, scaleHeap, tls, vsSecure, securedParts(), nodes, protocols(), rounds);
+                pick(groups, 100_000, 10_000), offsetsPerGroup, scaleThreads, scaleClients, scaleVerify, scaleHeap, tls, vsSecure, securedParts(), nodes, protocols(), rounds, interleave);
     }
 
     private Set<String> securedParts() {
@@ -262,14 +268,27 @@ public final class BenchMain implements Callable<Integer> {
             throw new IllegalStateException("no Kafka class path file at " + o.kafkaClasspath()
                     + ": scripts/bench.sh --vs-kafka resolves it from benchmarks/kafka/pom.xml");
         }
+        if (o.interleave() && (!workloads.contains(CommitWorkload.NAME) || comparedSystems(o).size() < 2)) {
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                    "--interleave compares systems on the commit workload: give it commit and --vs-secure or --vs-kafka");
+        }
         Files.createDirectories(o.workDir());
         Results results = new Results(o);
         Machine.log("run " + RUN_ID + (o.quick() ? " (QUICK smoke run: not a measurement)" : "") + ": " + workloads
                 + (o.runKafka() ? (o.runCohort() ? ", cohort and kafka" : ", kafka only") : ", cohort only")
                 + "; load average " + Machine.loadAvg() + "; results -> " + o.outDir());
+        // Compile the machine-speed probe before any window carries its figure.
+        Machine.log(String.format("machine speed probe: %.0f, %.0f, %.0f ms", Machine.speedProbeMs(),
+                Machine.speedProbeMs(), Machine.speedProbeMs()));
         for (String w : workloads) {
             boolean compared = !w.equals(ScaleWorkload.NAME) && !w.equals(RollWorkload.NAME);
             int rounds = compared ? o.rounds() : 1;
+            if (w.equals(CommitWorkload.NAME) && o.interleave()) {
+                for (int p : o.partitionCounts()) {
+                    runInterleaved(comparedSystems(o), o, results, p);
+                }
+                continue;
+            }
             for (int round = 1; round <= rounds; round++) {
                 // Odd rounds run Cohort first, even rounds the other system first: the driver JVM's own
                 // warm-up (and whatever else drifts during a run) then favours neither side.
@@ -334,17 +353,64 @@ public final class BenchMain implements Callable<Integer> {
         return 0;
     }
 
+    /** The systems a comparable workload runs on: Cohort, its secured twin (--vs-secure), Kafka (--vs-kafka). */
+    private static List<String> comparedSystems(BenchOptions o) {
+        List<String> systems = new ArrayList<>();
+        if (o.runCohort()) {
+            systems.add("cohort");
+            if (o.vsSecure()) {
+                systems.add(CohortTarget.SECURED);
+            }
+        }
+        if (o.runKafka()) {
+            systems.add("kafka");
+        }
+        return systems;
+    }
+
+    /** The commit workload of {@code --interleave}: every system's cluster up at once, windows alternating. */
+    private static void runInterleaved(List<String> systems, BenchOptions o, Results results, int partitions) {
+        List<Target> targets = new ArrayList<>();
+        long t0 = System.nanoTime();
+        String what = CommitWorkload.NAME + " interleaved on " + String.join(", ", systems) + ", P=" + partitions;
+        Machine.log("=== " + what + " ===");
+        int failuresBefore = results.failures().size();
+        try {
+            for (String system : systems) {
+                targets.add(startTarget(system, CommitWorkload.NAME, o, partitions));
+            }
+            CommitWorkload.runInterleaved(targets, o, partitions, results);
+        } catch (Exception | AssertionError e) {
+            String error = e.toString().replace('\n', ' ');
+            results.fail(String.join("+", systems), CommitWorkload.NAME,
+                    error.length() > 2000 ? error.substring(0, 2000) + " ..." : error);
+            e.printStackTrace();
+        } finally {
+            for (Target target : targets) {
+                if (results.failures().size() > failuresBefore) {
+                    target.keepFiles();
+                }
+                target.close();
+            }
+            Machine.log(String.format("=== %s: %.0f s ===", what, (System.nanoTime() - t0) / 1e9));
+        }
+    }
+
+    private static Target startTarget(String system, String workload, BenchOptions o, int partitions) throws Exception {
+        boolean scale = workload.equals(ScaleWorkload.NAME);
+        boolean secured = system.equals(CohortTarget.SECURED);
+        return system.equals("kafka") ? KafkaTarget.start(o, "kafka-" + workload)
+                : CohortTarget.start(o, (secured ? "bench-secure-" : "bench-") + workload,
+                        scale ? o.scaleHeap() : "-Xmx512m", Map.of(), secured, partitions);
+    }
+
     private static void runOne(String system, String workload, BenchOptions o, Results results, int partitions) {
         Target target = null;
         long t0 = System.nanoTime();
         String what = workload + " on " + system + (system.equals("kafka") ? "" : ", P=" + partitions);
         Machine.log("=== " + what + " ===");
         try {
-            boolean scale = workload.equals(ScaleWorkload.NAME);
-            boolean secured = system.equals(CohortTarget.SECURED);
-            target = system.equals("kafka") ? KafkaTarget.start(o, "kafka-" + workload)
-                    : CohortTarget.start(o, (secured ? "bench-secure-" : "bench-") + workload,
-                            scale ? o.scaleHeap() : "-Xmx512m", Map.of(), secured, partitions);
+            target = startTarget(system, workload, o, partitions);
             int failuresBefore = results.failures().size();
             switch (workload) {
                 case CommitWorkload.NAME -> CommitWorkload.run(target, o, system.equals("kafka") ? 1 : partitions, results);

@@ -48,7 +48,8 @@ record BenchOptions(
         Set<String> securedParts,
         int nodes,
         List<String> protocols,
-        int rounds) {
+        int rounds,
+        boolean interleave) {
 
     boolean runCohort() {
         return !kafkaOnly;

@@ -13,7 +13,8 @@ import org.HdrHistogram.Histogram;
  * Workload 1 of docs/BENCHMARKS.md: C concurrent committers with no membership (generation -1),
  * committing partition 0's offset +1 synchronously, their groups spread evenly over the offsets
  * partitions ({@link #spreadGroups}). One JIT warm-up of {@code warmup_s} at the largest C, then per
- * C: {@code c_warmup_s} with fresh committers, then {@code measure_s} measured.
+ * C: {@code c_warmup_s} with fresh committers, then {@code measure_s} measured. Each line carries
+ * {@code probe_ms}, the machine's speed just before the window ({@link Machine#speedProbeMs}).
  */
 final class CommitWorkload {
     static final String NAME = "commit";
@@ -29,6 +30,42 @@ final class CommitWorkload {
         if (o.idleS() > 0) {
             measureIdle(target, o, partitions, results);
         }
+        warmUp(target, o, partitions);
+        for (int c : o.cs()) {
+            measure(target, o, partitions, c, results);
+        }
+    }
+
+    /**
+     * {@code --interleave}: the systems' clusters all up at once, each warmed up in turn, then
+     * {@code rounds} rounds of one measured window per system and C, the order reversed every other
+     * round (A B, B A, A B, ...). A shared machine's speed drifts by up to 2x within minutes (the
+     * driver's {@code probe_ms} shows it); windows minutes apart on separate clusters then compare the
+     * machine's moods more than the systems. Adjacent windows on clusters that stay up see the same
+     * machine, and the ABBA order cancels a steady drift. The cluster not measured idles meanwhile
+     * (its few percent of CPU count in {@code cpu_others_pct} of the other's windows).
+     */
+    static void runInterleaved(List<Target> targets, BenchOptions o, int partitions, Results results) {
+        for (Target target : targets) {
+            warmUp(target, o, partitions);
+        }
+        for (int round = 1; round <= o.rounds(); round++) {
+            results.round(o.rounds() > 1 ? round : 0);
+            List<Target> order = new ArrayList<>(targets);
+            if (round % 2 == 0) {
+                Collections.reverse(order);
+            }
+            for (Target target : order) {
+                for (int c : o.cs()) {
+                    measure(target, o, partitions, c, results);
+                }
+            }
+        }
+        results.round(0);
+    }
+
+    /** One JIT warm-up at the largest C: {@code warmup_s}, then until the nodes' compilers are idle. */
+    private static void warmUp(Target target, BenchOptions o, int partitions) {
         int maxC = Collections.max(o.cs());
         Machine.log(target.system() + " commit: JIT warm-up, " + o.warmupS() + " s at C=" + maxC
                 + ", then until the JIT compilers are idle (at most " + o.jitSettleMaxS() + " s more)");
@@ -40,47 +77,51 @@ final class CommitWorkload {
             Machine.log(String.format("%s commit: warm-up done (JIT idle after %d s more), %.0f commits/s in it, "
                     + "%d failed", target.system(), settleS, w.latencyUs().getTotalCount() / w.seconds(), w.failures()));
         }
-        for (int c : o.cs()) {
-            List<List<String>> groups = spreadGroups(c, partitions);
-            try (CommitterPool pool = new CommitterPool(target, groups)) {
-                Machine.sleep(o.cWarmupS() * 1000L);
-                Facts facts = Facts.start(target);
-                Map<String, Object> line = results.line(target.system(), NAME);
-                line.put("c", c);
-                if (target instanceof CohortTarget) {
-                    line.put("partitions", partitions);
-                    line.put("groups_per_committer", groups.get(0).size());
-                }
-                double[] applied = target instanceof CohortTarget cohort ? NodeMetrics.applyCounters(cohort) : null;
-                NodeCost.Snapshot costStart = NodeCost.take(target);
-                pool.beginWindow();
-                Machine.sleep(o.measureS() * 1000L);
-                CommitterPool.Window w = pool.endWindow();
-                NodeCost.Snapshot costEnd = NodeCost.take(target);
-                facts.finish(line);
-                Histogram h = w.latencyUs();
-                line.put("commits_per_s", Json.round(h.getTotalCount() / w.seconds(), 1));
-                line.put("p50_ms", ms(h.getValueAtPercentile(50)));
-                line.put("p99_ms", ms(h.getValueAtPercentile(99)));
-                line.put("p999_ms", ms(h.getValueAtPercentile(99.9)));
-                line.put("max_ms", ms(h.getMaxValue()));
-                line.put("failed_commits", w.failures());
-                line.put("commits", h.getTotalCount());
-                line.put("warmup_s", o.warmupS());
-                line.put("c_warmup_s", o.cWarmupS());
-                line.put("measure_s", Json.round(w.seconds(), 2));
-                if (target instanceof CohortTarget cohort) {
-                    line.putAll(NodeMetrics.commandsPerEntry(applied, NodeMetrics.applyCounters(cohort)));
-                }
-                line.putAll(NodeCost.between(costStart, costEnd, h.getTotalCount()));
-                line.put("cluster", target.describe());
-                results.emit(line);
-                if (w.failures() > 0) {
-                    String example = pool.workers().stream().map(x -> x.lastError).filter(e -> e != null)
-                            .findFirst().orElse("?");
-                    results.fail(target.system(), NAME, w.failures() + " failed commits at C=" + c + " (no fault was "
-                            + "injected), e.g. " + example);
-                }
+    }
+
+    /** One window at C committers: {@code c_warmup_s} with fresh committers, then {@code measure_s} measured. */
+    private static void measure(Target target, BenchOptions o, int partitions, int c, Results results) {
+        List<List<String>> groups = spreadGroups(c, partitions);
+        double probeMs = Machine.speedProbeMs();
+        try (CommitterPool pool = new CommitterPool(target, groups)) {
+            Machine.sleep(o.cWarmupS() * 1000L);
+            Facts facts = Facts.start(target);
+            Map<String, Object> line = results.line(target.system(), NAME);
+            line.put("c", c);
+            if (target instanceof CohortTarget) {
+                line.put("partitions", partitions);
+                line.put("groups_per_committer", groups.get(0).size());
+            }
+            double[] applied = target instanceof CohortTarget cohort ? NodeMetrics.applyCounters(cohort) : null;
+            NodeCost.Snapshot costStart = NodeCost.take(target);
+            pool.beginWindow();
+            Machine.sleep(o.measureS() * 1000L);
+            CommitterPool.Window w = pool.endWindow();
+            NodeCost.Snapshot costEnd = NodeCost.take(target);
+            facts.finish(line);
+            line.put("probe_ms", Json.round(probeMs, 1));
+            Histogram h = w.latencyUs();
+            line.put("commits_per_s", Json.round(h.getTotalCount() / w.seconds(), 1));
+            line.put("p50_ms", ms(h.getValueAtPercentile(50)));
+            line.put("p99_ms", ms(h.getValueAtPercentile(99)));
+            line.put("p999_ms", ms(h.getValueAtPercentile(99.9)));
+            line.put("max_ms", ms(h.getMaxValue()));
+            line.put("failed_commits", w.failures());
+            line.put("commits", h.getTotalCount());
+            line.put("warmup_s", o.warmupS());
+            line.put("c_warmup_s", o.cWarmupS());
+            line.put("measure_s", Json.round(w.seconds(), 2));
+            if (target instanceof CohortTarget cohort) {
+                line.putAll(NodeMetrics.commandsPerEntry(applied, NodeMetrics.applyCounters(cohort)));
+            }
+            line.putAll(NodeCost.between(costStart, costEnd, h.getTotalCount()));
+            line.put("cluster", target.describe());
+            results.emit(line);
+            if (w.failures() > 0) {
+                String example = pool.workers().stream().map(x -> x.lastError).filter(e -> e != null)
+                        .findFirst().orElse("?");
+                results.fail(target.system(), NAME, w.failures() + " failed commits at C=" + c + " (no fault was "
+                        + "injected), e.g. " + example);
             }
         }
     }

@@ -113,6 +113,27 @@ final class Machine {
         return Files.isExecutable(inHome) ? inHome.toString() : name;
     }
 
+    /** Keeps the probe's loop from being optimised away. */
+    private static volatile long probeSink;
+
+    /**
+     * CPU milliseconds this thread takes for a fixed chain of 100 million dependent multiply-adds: how
+     * fast the machine is right now (lower is faster). On a shared host the same loop's CPU time moves
+     * by up to 2x within a minute (neighbours on the same physical cores); a window measured while the
+     * probe is slow is a slow window for whatever system runs in it. The first calls run interpreted
+     * and compile the loop: {@link BenchMain} calls it before any measurement.
+     */
+    static double speedProbeMs() {
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long start = threads.getCurrentThreadCpuTime();
+        long x = probeSink | 1;
+        for (int i = 0; i < 100_000_000; i++) {
+            x = x * 6364136223846793005L + 1442695040888963407L;
+        }
+        probeSink = x;
+        return (threads.getCurrentThreadCpuTime() - start) / 1e6;
+    }
+
     static List<Integer> intList(String text) {
         List<Integer> out = new ArrayList<>();
         Arrays.stream(text.split(",")).map(String::trim).filter(s -> !s.isEmpty()).forEach(s -> out.add(Integer.parseInt(s)));
