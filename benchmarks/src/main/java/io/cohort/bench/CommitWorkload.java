@@ -32,7 +32,7 @@ final class CommitWorkload {
         }
         warmUp(target, o, partitions);
         for (int c : o.cs()) {
-            measure(target, o, partitions, c, results);
+            measure(target, o, partitions, c, results, false);
         }
     }
 
@@ -43,7 +43,10 @@ final class CommitWorkload {
      * driver's {@code probe_ms} shows it); windows minutes apart on separate clusters then compare the
      * machine's moods more than the systems. Adjacent windows on clusters that stay up see the same
      * machine, and the ABBA order cancels a steady drift. The cluster not measured idles meanwhile
-     * (its few percent of CPU count in {@code cpu_others_pct} of the other's windows).
+     * (its few percent of CPU count in {@code cpu_others_pct} of the other's windows). A cluster that
+     * idled through the other's window recompiles when the load comes back (its leader's C2 threads
+     * at ~20% of a core for 20 s, run 20261202-144200: that window 0.74 of its neighbour, the next
+     * 1.34), so each window also waits until the nodes' JIT is idle again ({@code jit_settle_s}, at most 30 s).
      */
     static void runInterleaved(List<Target> targets, BenchOptions o, int partitions, Results results) {
         for (Target target : targets) {
@@ -57,7 +60,7 @@ final class CommitWorkload {
             }
             for (Target target : order) {
                 for (int c : o.cs()) {
-                    measure(target, o, partitions, c, results);
+                    measure(target, o, partitions, c, results, true);
                 }
             }
         }
@@ -79,12 +82,16 @@ final class CommitWorkload {
         }
     }
 
-    /** One window at C committers: {@code c_warmup_s} with fresh committers, then {@code measure_s} measured. */
-    private static void measure(Target target, BenchOptions o, int partitions, int c, Results results) {
+    /**
+     * One window at C committers: {@code c_warmup_s} with fresh committers (then, with
+     * {@code settleJit}, until the nodes' JIT is idle), then {@code measure_s} measured.
+     */
+    private static void measure(Target target, BenchOptions o, int partitions, int c, Results results, boolean settleJit) {
         List<List<String>> groups = spreadGroups(c, partitions);
         double probeMs = Machine.speedProbeMs();
         try (CommitterPool pool = new CommitterPool(target, groups)) {
             Machine.sleep(o.cWarmupS() * 1000L);
+            long jitSettleS = settleJit ? JitSettle.await(target, Math.min(30, o.jitSettleMaxS())) : -1;
             Facts facts = Facts.start(target);
             Map<String, Object> line = results.line(target.system(), NAME);
             line.put("c", c);
@@ -100,6 +107,9 @@ final class CommitWorkload {
             NodeCost.Snapshot costEnd = NodeCost.take(target);
             facts.finish(line);
             line.put("probe_ms", Json.round(probeMs, 1));
+            if (jitSettleS >= 0) {
+                line.put("jit_settle_s", jitSettleS);
+            }
             Histogram h = w.latencyUs();
             line.put("commits_per_s", Json.round(h.getTotalCount() / w.seconds(), 1));
             line.put("p50_ms", ms(h.getValueAtPercentile(50)));
