@@ -85,7 +85,7 @@ final class CohortTarget implements Target {
         settings.putAll(extraSettings);
         BenchTls tls = options.tls() || secured ? BenchTls.generate(options.workDir().resolve(name + "-certs")) : null;
         if (tls != null) {
-            settings.putAll(secured && options.securedWith("authorizer") ? tls.securedNodeSettings() : tls.nodeSettings());
+            settings.putAll(hasAuthorizer(options, secured) ? tls.securedNodeSettings() : tls.nodeSettings());
         }
         // ProcessCluster's defaults (C1 only, serial GC) suit tests, not measurements: restore the JVM's
         // own defaults (C2, G1 on this machine), then the heap and any options given on the command line.
@@ -113,7 +113,7 @@ final class CohortTarget implements Target {
         }
         Machine.log("cohort: serving at " + cluster.runDir());
         CohortTarget target = new CohortTarget(cluster, jvmArgs, settings, options, tls, secured);
-        if (secured && options.securedWith("authorizer")) {
+        if (hasAuthorizer(options, secured)) {
             try {
                 target.allowWorkloadGroups();
             } catch (RuntimeException | AssertionError e) {
@@ -385,10 +385,15 @@ final class CohortTarget implements Target {
             // raft.tls.* are the harness's own per-node files, not in settings.
             d.put("raft_tls", "mutual, peer CA");
         }
-        if (secured && options.securedWith("authorizer")) {
+        if (hasAuthorizer(options, secured)) {
             d.put("acls", "ALLOW " + BenchTls.CLIENT_PRINCIPAL + " READ GROUP PREFIXED " + GROUP_PREFIX);
         }
         return d;
+    }
+
+    /** Whether a cluster runs the authorizer: only a secured one, and only if --secure-parts has it. */
+    private static boolean hasAuthorizer(BenchOptions options, boolean secured) {
+        return secured && options.securedWith("authorizer");
     }
 
     @Override

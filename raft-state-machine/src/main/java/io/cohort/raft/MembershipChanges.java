@@ -186,7 +186,7 @@ public final class MembershipChanges {
         ClusterSpec newSpec = node.specWithMembers(newMembers);
         List<Integer> targets = new ArrayList<>();
         for (int p = 0; p < newSpec.partitions(); p++) {
-            Membership group = groupConfOrEmpty(p);
+            Membership group = groupConf(p);
             List<Integer> wanted = newSpec.replicas(p);
             for (int replica : wanted) {
                 if (replica != id && !group.contains(replica)) {
@@ -295,7 +295,7 @@ public final class MembershipChanges {
             // Every check before any change. Only a partition's leader knows which followers answer,
             // so the partitions led elsewhere are handed here first.
             for (int p = 0; p < node.spec().partitions(); p++) {
-                if (!groupConfOrEmpty(p).isVoter(id)) {
+                if (!groupConf(p).isVoter(id)) {
                     continue;
                 }
                 leadHere(p, steps);
@@ -310,7 +310,7 @@ public final class MembershipChanges {
             }
         }
         for (int p = 0; p < node.spec().partitions(); p++) {
-            if (!groupConfOrEmpty(p).contains(id)) {
+            if (!groupConf(p).contains(id)) {
                 continue;
             }
             leadHere(p, steps);
@@ -399,11 +399,8 @@ public final class MembershipChanges {
         }
     }
 
+    /** Partition {@code p}'s configuration as this node's replica sees it; empty where it has no replica. */
     private Membership groupConf(int p) {
-        return groupConfOrEmpty(p);
-    }
-
-    private Membership groupConfOrEmpty(int p) {
         return node.hosts(p) ? node.groupMembership(p).orElse(new Membership(List.of(), List.of(), -1))
                 : new Membership(List.of(), List.of(), -1);
     }
