@@ -153,8 +153,8 @@ public final class BenchMain implements Callable<Integer> {
 
     @Option(names = "--interleave", description = "commit only, with --vs-secure or --vs-kafka: start the compared "
             + "clusters together, warm each up, then alternate their measured windows (--rounds pairs, the order "
-            + "reversed every other round) on the same clusters. A shared machine's speed drifts by up to 2x "
-            + "within minutes; adjacent windows see the same machine, windows of separate runs do not.")
+            + "reversed every other round) on the same clusters. A shared machine's speed moves by up to 1.8x "
+            + "within seconds; adjacent windows see the same machine, windows of separate runs do not.")
     boolean interleave;
 
     @Option(names = "--cohort-jvm-opt", description = "An extra JVM option for every Cohort node (repeatable).")

@@ -39,9 +39,9 @@ final class CommitWorkload {
     /**
      * {@code --interleave}: the systems' clusters all up at once, each warmed up in turn, then
      * {@code rounds} rounds of one measured window per system and C, the order reversed every other
-     * round (A B, B A, A B, ...). A shared machine's speed drifts by up to 2x within minutes (the
-     * driver's {@code probe_ms} shows it); windows minutes apart on separate clusters then compare the
-     * machine's moods more than the systems. Adjacent windows on clusters that stay up see the same
+     * round (A B, B A, A B, ...). A shared machine's speed moves by up to 1.8x from one second to the
+     * next (docs/BENCHMARKS.md, "Interleaved windows"); windows minutes apart on separate clusters
+     * then compare the machine's moods more than the systems. Adjacent windows on clusters that stay up see the same
      * machine, and the ABBA order cancels a steady drift. The cluster not measured idles meanwhile
      * (its few percent of CPU count in {@code cpu_others_pct} of the other's windows). A cluster that
      * idled through the other's window recompiles when the load comes back (its leader's C2 threads

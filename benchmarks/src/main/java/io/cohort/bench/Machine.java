@@ -118,10 +118,11 @@ final class Machine {
 
     /**
      * CPU milliseconds this thread takes for a fixed chain of 100 million dependent multiply-adds: how
-     * fast the machine is right now (lower is faster). On a shared host the same loop's CPU time moves
-     * by up to 2x within a minute (neighbours on the same physical cores); a window measured while the
-     * probe is slow is a slow window for whatever system runs in it. The first calls run interpreted
-     * and compile the loop: {@link BenchMain} calls it before any measurement.
+     * fast the machine's cores are right now (lower is faster). It sees only the coarsest slow-downs:
+     * a register-only loop misses the cache and memory contention of a shared host, which moved a
+     * memory-heavy loop's CPU time 1.8x from second to second on the idle test machine while this one
+     * stayed within 110-126 ms (docs/BENCHMARKS.md, "Interleaved windows"). The first calls run
+     * interpreted and compile the loop: {@link BenchMain} calls it before any measurement.
      */
     static double speedProbeMs() {
         java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
