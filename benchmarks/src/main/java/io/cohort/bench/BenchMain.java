@@ -151,11 +151,17 @@ public final class BenchMain implements Callable<Integer> {
             + "median ratio (default 1). For figures that drift between runs on a shared machine.")
     int rounds = 1;
 
-    @Option(names = "--interleave", description = "commit only, with --vs-secure or --vs-kafka: start the compared "
+    @Option(names = "--interleave", description = "commit only, with --vs-secure, --vs-set or --vs-kafka: start the compared "
             + "clusters together, warm each up, then alternate their measured windows (--rounds pairs, the order "
             + "reversed every other round) on the same clusters. A shared machine's speed moves by up to 1.8x "
             + "within seconds; adjacent windows see the same machine, windows of separate runs do not.")
     boolean interleave;
+
+    @Option(names = "--vs-set", description = "Also run each Cohort workload (but scale and roll) on a variant "
+            + "cluster: the run's settings plus this one, key=value (repeatable); prints the variant/cohort table. "
+            + "With --interleave, an A/B of one setting on the same machine minutes, e.g. "
+            + "--vs-set raft.batch.linger.max.us=0 --interleave --rounds 6.")
+    List<String> vsSets = new ArrayList<>();
 
     @Option(names = "--cohort-jvm-opt", description = "An extra JVM option for every Cohort node (repeatable).")
     List<String> cohortJvmOpts = new ArrayList<>();
@@ -193,13 +199,7 @@ public final class BenchMain implements Callable<Integer> {
         Map<String, String> settings = new LinkedHashMap<>();
         // The rebalance workload's "initial rebalance delay 0" (Kafka's is set in its server.properties).
         settings.put("group.initial.rebalance.delay.ms", "0");
-        for (String s : sets) {
-            int eq = s.indexOf('=');
-            if (eq <= 0) {
-                throw new CommandLine.ParameterException(new CommandLine(this), "--set needs key=value, got " + s);
-            }
-            settings.put(s.substring(0, eq), s.substring(eq + 1));
-        }
+        settings.putAll(keyValues(sets, "--set"));
         List<String> kafkaArgs = kafkaJvmOpts == null ? KafkaTarget.defaultJvmArgs()
                 : List.of(kafkaJvmOpts.trim().split("\\s+"));
         return new BenchOptions(serverJar.toAbsolutePath(), workDir.toAbsolutePath(),
@@ -211,7 +211,19 @@ public final class BenchMain implements Callable<Integer> {
                 Machine.intList(cs), Machine.intList(ns != null ? ns : quick ? "10,100" : "10,100,500"),
                 rebalanceSettleMs, rebalanceTimeoutS, memberPollMs,
                 pick(kills, 5, 1), pick(kafkaKills, 3, 1), failoverCommitters, preKillS, observeS, pick(killSettleS, 10, 2), catchUpTimeoutS,
-                pick(groups, 100_000, 10_000), offsetsPerGroup, scaleThreads, scaleClients, scaleVerify, scaleHeap, tls, vsSecure, securedParts(), nodes, protocols(), rounds, interleave);
+                pick(groups, 100_000, 10_000), offsetsPerGroup, scaleThreads, scaleClients, scaleVerify, scaleHeap, tls, vsSecure, securedParts(), nodes, protocols(), rounds, interleave, keyValues(vsSets, "--vs-set"));
+    }
+
+    private Map<String, String> keyValues(List<String> pairs, String option) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String s : pairs) {
+            int eq = s.indexOf('=');
+            if (eq <= 0) {
+                throw new CommandLine.ParameterException(new CommandLine(this), option + " needs key=value, got " + s);
+            }
+            out.put(s.substring(0, eq), s.substring(eq + 1));
+        }
+        return out;
     }
 
     private Set<String> securedParts() {
@@ -270,7 +282,7 @@ public final class BenchMain implements Callable<Integer> {
         }
         if (o.interleave() && (!workloads.contains(CommitWorkload.NAME) || comparedSystems(o).size() < 2)) {
             throw new CommandLine.ParameterException(new CommandLine(this),
-                    "--interleave compares systems on the commit workload: give it commit and --vs-secure or --vs-kafka");
+                    "--interleave compares systems on the commit workload: give it commit and --vs-secure, --vs-set or --vs-kafka");
         }
         Files.createDirectories(o.workDir());
         Results results = new Results(o);
@@ -300,6 +312,9 @@ public final class BenchMain implements Callable<Integer> {
                     }
                     if (o.runCohort() && o.vsSecure() && compared) {
                         runs.add(() -> runOne(CohortTarget.SECURED, w, o, results, p));
+                    }
+                    if (o.runCohort() && !o.variantSettings().isEmpty() && compared) {
+                        runs.add(() -> runOne(CohortTarget.VARIANT, w, o, results, p));
                     }
                 }
                 if (o.runKafka() && compared) {
@@ -335,6 +350,11 @@ public final class BenchMain implements Callable<Integer> {
                     .append(String.join(" + ", o.securedParts())).append(")/plaintext Cohort, run ")
                     .append(RUN_ID).append(quickNote).append('\n').append(security);
         }
+        String variant = Ratios.table(results.lines(), CohortTarget.VARIANT, "cohort");
+        if (!variant.isEmpty()) {
+            tables.append(tables.isEmpty() ? "" : "\n").append("Variant (").append(o.variantSettings())
+                    .append(")/Cohort, run ").append(RUN_ID).append(quickNote).append('\n').append(variant);
+        }
         if (!tables.isEmpty()) {
             System.out.println();
             System.out.print(tables);
@@ -353,7 +373,10 @@ public final class BenchMain implements Callable<Integer> {
         return 0;
     }
 
-    /** The systems a comparable workload runs on: Cohort, its secured twin (--vs-secure), Kafka (--vs-kafka). */
+    /**
+     * The systems a comparable workload runs on: Cohort, its secured twin (--vs-secure), its variant
+     * (--vs-set), Kafka (--vs-kafka).
+     */
     private static List<String> comparedSystems(BenchOptions o) {
         List<String> systems = new ArrayList<>();
         if (o.runCohort()) {
@@ -361,6 +384,9 @@ public final class BenchMain implements Callable<Integer> {
             if (o.vsSecure()) {
                 systems.add(CohortTarget.SECURED);
             }
+        }
+        if (o.runCohort() && !o.variantSettings().isEmpty()) {
+            systems.add(CohortTarget.VARIANT);
         }
         if (o.runKafka()) {
             systems.add("kafka");
@@ -398,10 +424,13 @@ public final class BenchMain implements Callable<Integer> {
 
     private static Target startTarget(String system, String workload, BenchOptions o, int partitions) throws Exception {
         boolean scale = workload.equals(ScaleWorkload.NAME);
-        boolean secured = system.equals(CohortTarget.SECURED);
+        String name = switch (system) {
+            case CohortTarget.SECURED -> "bench-secure-";
+            case CohortTarget.VARIANT -> "bench-variant-";
+            default -> "bench-";
+        };
         return system.equals("kafka") ? KafkaTarget.start(o, "kafka-" + workload)
-                : CohortTarget.start(o, (secured ? "bench-secure-" : "bench-") + workload,
-                        scale ? o.scaleHeap() : "-Xmx512m", Map.of(), secured, partitions);
+                : CohortTarget.start(o, name + workload, scale ? o.scaleHeap() : "-Xmx512m", Map.of(), system, partitions);
     }
 
     private static void runOne(String system, String workload, BenchOptions o, Results results, int partitions) {

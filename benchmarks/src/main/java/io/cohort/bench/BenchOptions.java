@@ -49,7 +49,8 @@ record BenchOptions(
         int nodes,
         List<String> protocols,
         int rounds,
-        boolean interleave) {
+        boolean interleave,
+        Map<String, String> variantSettings) {
 
     boolean runCohort() {
         return !kafkaOnly;

@@ -45,17 +45,21 @@ final class CohortTarget implements Target {
 
     /** The system name of a secured cluster's results. */
     static final String SECURED = "cohort-secure";
+    /** The system name of a {@code --vs-set} cluster's results: the run's settings plus the variant's. */
+    static final String VARIANT = "cohort-variant";
     /** The workloads' groups all start with this: the secured cluster's ACL allows READ on the prefix. */
     private static final String GROUP_PREFIX = "bench-";
 
     /** The run's certificates with {@code --tls} or secured, else null. */
     private final BenchTls tls;
     private final boolean secured;
+    private final String system;
 
     private CohortTarget(ProcessCluster cluster, List<String> jvmArgs, Map<String, String> settings,
-            BenchOptions options, BenchTls tls, boolean secured) {
+            BenchOptions options, BenchTls tls, String system) {
         this.tls = tls;
-        this.secured = secured;
+        this.system = system;
+        this.secured = system.equals(SECURED);
         this.cluster = cluster;
         this.jvmArgs = jvmArgs;
         this.settings = settings;
@@ -72,17 +76,22 @@ final class CohortTarget implements Target {
      * every partition is led by its preferred node (leaders spread as in production).
      */
     static CohortTarget start(BenchOptions options, String name, String heap, Map<String, String> extraSettings) {
-        return start(options, name, heap, extraSettings, false, options.partitionCounts().get(0));
+        return start(options, name, heap, extraSettings, "cohort", options.partitionCounts().get(0));
     }
 
     /**
-     * As {@link #start(BenchOptions, String, String, Map)} with {@code partitions} offsets partitions;
-     * {@code secured}: see the class comment.
+     * As {@link #start(BenchOptions, String, String, Map)} with {@code partitions} offsets partitions,
+     * for {@code system}: "cohort", {@link #SECURED} (see the class comment) or {@link #VARIANT} (the
+     * run's settings plus {@code --vs-set}'s).
      */
     static CohortTarget start(BenchOptions options, String name, String heap, Map<String, String> extraSettings,
-            boolean secured, int partitions) {
+            String system, int partitions) {
+        boolean secured = system.equals(SECURED);
         Map<String, String> settings = new LinkedHashMap<>(options.cohortSettings());
         settings.putAll(extraSettings);
+        if (system.equals(VARIANT)) {
+            settings.putAll(options.variantSettings());
+        }
         BenchTls tls = options.tls() || secured ? BenchTls.generate(options.workDir().resolve(name + "-certs")) : null;
         if (tls != null) {
             settings.putAll(hasAuthorizer(options, secured) ? tls.securedNodeSettings() : tls.nodeSettings());
@@ -112,7 +121,7 @@ final class CohortTarget implements Target {
             throw new IllegalStateException("cohort cluster did not settle its leaders: " + e.getMessage(), e);
         }
         Machine.log("cohort: serving at " + cluster.runDir());
-        CohortTarget target = new CohortTarget(cluster, jvmArgs, settings, options, tls, secured);
+        CohortTarget target = new CohortTarget(cluster, jvmArgs, settings, options, tls, system);
         if (hasAuthorizer(options, secured)) {
             try {
                 target.allowWorkloadGroups();
@@ -163,7 +172,7 @@ final class CohortTarget implements Target {
 
     @Override
     public String system() {
-        return secured ? SECURED : "cohort";
+        return system;
     }
 
     @Override
