@@ -159,7 +159,7 @@ public final class BenchMain implements Callable<Integer> {
 
     @Option(names = "--vs-set", description = "Also run each Cohort workload (but scale and roll) on a variant "
             + "cluster: the run's settings plus this one, key=value (repeatable); prints the variant/cohort table. "
-            + "With --interleave, an A/B of one setting on the same machine minutes, e.g. "
+            + "With --interleave, an A/B of a setting whose windows alternate on the same clusters, e.g. "
             + "--vs-set raft.batch.linger.max.us=0 --interleave --rounds 6.")
     List<String> vsSets = new ArrayList<>();
 
