@@ -183,36 +183,58 @@ public final class MembershipChanges {
         List<NodeAddress> newMembers = new ArrayList<>(members.voters());
         newMembers.removeIf(m -> m.nodeId() == id);
         newMembers.add(newNode);
-        ClusterSpec newSpec = node.specWithMembers(newMembers);
-        List<Integer> targets = new ArrayList<>();
-        for (int p = 0; p < newSpec.partitions(); p++) {
-            Membership group = groupConf(p);
-            List<Integer> wanted = newSpec.replicas(p);
-            for (int replica : wanted) {
-                if (replica != id && !group.contains(replica)) {
-                    throw unsupportedMove(p, group, wanted);
-                }
-            }
-            for (NodeAddress holder : group.voters()) {
-                if (!wanted.contains(holder.nodeId())) {
-                    throw unsupportedMove(p, group, wanted);
-                }
-            }
-            if (wanted.contains(id)) {
-                targets.add(p);
-            }
-        }
+        List<Integer> targets = changedPartitions(node.specWithMembers(newMembers), id, true);
         steps.say("adding node " + newNode.toSpec() + " to partitions " + targets);
         for (int p : targets) {
             addToGroup(p, newNode, steps);
         }
     }
 
-    private static MembershipException unsupportedMove(int partition, Membership group, List<Integer> wanted) {
+    /**
+     * The partitions whose replicas change when {@code changed} is added to ({@code adding}) or
+     * removed from the members, {@code newSpec}'s placement: every one must differ from its current
+     * replicas by that node alone, and this node must hold a replica of it (only a partition's
+     * leader changes its configuration, and this node leads each one it changes, handed over if
+     * needed). Otherwise the change would move replicas between existing nodes, which is not built:
+     * refused as UNSUPPORTED before anything changes.
+     */
+    private List<Integer> changedPartitions(ClusterSpec newSpec, int changed, boolean adding) {
+        List<Integer> changedPartitions = new ArrayList<>();
+        for (int p = 0; p < newSpec.partitions(); p++) {
+            // Where this node has no replica, the partition is where the current placement put it:
+            // nothing else moves replicas.
+            java.util.Set<Integer> current = new java.util.TreeSet<>(node.hosts(p)
+                    ? groupConf(p).voters().stream().map(NodeAddress::nodeId).toList()
+                    : node.spec().replicas(p));
+            java.util.Set<Integer> wanted = new java.util.TreeSet<>(newSpec.replicas(p));
+            java.util.Set<Integer> expected = new java.util.TreeSet<>(current);
+            if (adding && wanted.contains(changed)) {
+                expected.add(changed);
+            } else if (!adding) {
+                expected.remove(changed);
+            }
+            if (!wanted.equals(expected)) {
+                throw unsupportedMove(p, current, newSpec.replicas(p));
+            }
+            if (wanted.contains(changed) || current.contains(changed)) {
+                if (!node.hosts(p)) {
+                    throw new MembershipException(Failure.UNSUPPORTED, -1, "partition " + p + " is on nodes "
+                            + current + ", not on node " + node.nodeId() + ", which runs membership changes (it "
+                            + "leads partition 0): changing a partition this node holds no replica of is not "
+                            + "supported by add-node/remove-node yet");
+                }
+                changedPartitions.add(p);
+            }
+        }
+        return changedPartitions;
+    }
+
+    private static MembershipException unsupportedMove(int partition, java.util.Set<Integer> current,
+                                                       List<Integer> wanted) {
         return new MembershipException(Failure.UNSUPPORTED, -1, "partition " + partition + " is on nodes "
-                + group.voters().stream().map(NodeAddress::nodeId).toList() + "; the new placement puts it on "
-                + wanted + ": moving replicas between existing nodes (offsets.replication.factor below the node "
-                + "count with several partitions) is not supported by add-node/remove-node yet");
+                + current + "; the new placement puts it on " + wanted + ": moving replicas between existing nodes "
+                + "(offsets.replication.factor below the node count with several partitions) is not supported by "
+                + "add-node/remove-node yet");
     }
 
     private void addToGroup(int p, NodeAddress newNode, Steps steps) {
@@ -287,14 +309,15 @@ public final class MembershipChanges {
             throw new MembershipException(Failure.LEADERSHIP_MOVED, target, "node " + id
                     + " led partition 0; leadership moved to node " + target + ", which removes it");
         }
+        List<NodeAddress> remaining = members.all().stream().filter(v -> v.nodeId() != id).toList();
+        if (members.isVoter(id) && members.voters().stream().noneMatch(v -> v.nodeId() != id)) {
+            throw new MembershipException(Failure.QUORUM, -1, "node " + id + " is the last voter");
+        }
+        List<Integer> holding = changedPartitions(node.specWithMembers(remaining), id, false);
         if (members.isVoter(id)) {
-            List<NodeAddress> remaining = members.voters().stream().filter(v -> v.nodeId() != id).toList();
-            if (remaining.isEmpty()) {
-                throw new MembershipException(Failure.QUORUM, -1, "node " + id + " is the last voter");
-            }
             // Every check before any change. Only a partition's leader knows which followers answer,
             // so the partitions led elsewhere are handed here first.
-            for (int p = 0; p < node.spec().partitions(); p++) {
+            for (int p : holding) {
                 if (!groupConf(p).isVoter(id)) {
                     continue;
                 }
@@ -309,7 +332,7 @@ public final class MembershipChanges {
                 }
             }
         }
-        for (int p = 0; p < node.spec().partitions(); p++) {
+        for (int p : holding) {
             if (!groupConf(p).contains(id)) {
                 continue;
             }

@@ -174,6 +174,38 @@ class MembershipChangeTest {
         assertThat(lastOffset(node5)).isEqualTo(committed - 1);
     }
 
+    /**
+     * With several partitions and a replication factor below the node count, adding or removing a
+     * node changes the placement of partitions the node never held (replicas would move between
+     * existing nodes, which is not built): both are refused as UNSUPPORTED before anything changes,
+     * also for partitions the node running the change holds no replica of (it could not change them).
+     */
+    @Test
+    void refusesChangesThatWouldMoveReplicasBetweenExistingNodes() throws Exception {
+        cluster = RaftTestCluster.start(root, 4, 4, 3, GROUPS, TUNING);
+        commit(10);
+        CohortRaftNode leader = leader();
+        List<List<Integer>> placement = new ArrayList<>();
+        for (int p = 0; p < 4; p++) {
+            placement.add(cluster.spec.replicas(p));
+        }
+        int other = leader.nodeId() == 3 ? 2 : 3;
+        MembershipChanges.MembershipException removal = (MembershipChanges.MembershipException) causeOf(() ->
+                leader.membershipChanges().removeNode(other, progress::add, handover).get(60, TimeUnit.SECONDS));
+        assertThat(removal.failure()).isEqualTo(MembershipChanges.Failure.UNSUPPORTED);
+        assertThat(removal).hasMessageContaining("not supported by add-node/remove-node yet");
+        NodeAddress fifth = new NodeAddress(4, "127.0.0.1", TestPorts.next(), TestPorts.next());
+        MembershipChanges.MembershipException addition = (MembershipChanges.MembershipException) causeOf(() ->
+                leader.membershipChanges().addNode(fifth, progress::add, handover).get(60, TimeUnit.SECONDS));
+        assertThat(addition.failure()).isEqualTo(MembershipChanges.Failure.UNSUPPORTED);
+        // Nothing changed: every partition still on the nodes the placement gave it, the members the same.
+        assertVoters(0, 1, 2, 3);
+        for (int p = 0; p < 4; p++) {
+            assertGroupVoters(p, placement.get(p).toArray(Integer[]::new));
+        }
+        commit(10);
+    }
+
     private interface Call {
         Object call() throws Exception;
     }

@@ -37,13 +37,18 @@ final class RaftTestCluster implements AutoCloseable {
     final List<String> events = new CopyOnWriteArrayList<>();
 
     RaftTestCluster(Path root, int nodeCount, int partitions, GroupConfig groupConfig, RaftTuning tuning) {
+        this(root, nodeCount, partitions, nodeCount, groupConfig, tuning);
+    }
+
+    RaftTestCluster(Path root, int nodeCount, int partitions, int replicationFactor, GroupConfig groupConfig,
+                    RaftTuning tuning) {
         this.root = root;
         this.tuning = tuning;
         List<NodeAddress> peers = new ArrayList<>();
         for (int i = 0; i < nodeCount; i++) {
             peers.add(new NodeAddress(i, "127.0.0.1", TestPorts.next(), TestPorts.next()));
         }
-        this.spec = new ClusterSpec("test-cluster", partitions, peers, groupConfig);
+        this.spec = new ClusterSpec("test-cluster", partitions, peers, groupConfig, replicationFactor, Map.of());
         this.nodes = new CohortRaftNode[nodeCount];
         this.tls = new RaftTlsSettings[nodeCount];
         java.util.Arrays.fill(tls, RaftTlsSettings.DISABLED);
@@ -54,7 +59,17 @@ final class RaftTestCluster implements AutoCloseable {
     }
 
     static RaftTestCluster start(Path root, int nodeCount, int partitions, GroupConfig groupConfig, RaftTuning tuning) {
-        RaftTestCluster cluster = new RaftTestCluster(root, nodeCount, partitions, groupConfig, tuning);
+        return start(new RaftTestCluster(root, nodeCount, partitions, groupConfig, tuning));
+    }
+
+    /** Each partition on {@code replicationFactor} of the nodes, as {@link ClusterSpec} places it. */
+    static RaftTestCluster start(Path root, int nodeCount, int partitions, int replicationFactor,
+                                 GroupConfig groupConfig, RaftTuning tuning) {
+        return start(new RaftTestCluster(root, nodeCount, partitions, replicationFactor, groupConfig, tuning));
+    }
+
+    private static RaftTestCluster start(RaftTestCluster cluster) {
+        int nodeCount = cluster.nodes.length;
         for (int i = 0; i < nodeCount; i++) {
             cluster.startNode(i);
         }
