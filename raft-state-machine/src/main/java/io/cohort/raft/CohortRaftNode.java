@@ -548,7 +548,8 @@ public final class CohortRaftNode implements AutoCloseable {
             } else if (notMemberSinceMs < 0) {
                 notMemberSinceMs = nowMs;
             }
-            if (!member && wasMember && read.confIndex() > lastMemberConfIndex && (!division.getInfo().isAlive()
+            if (wasMember && newerConfigurationLeavesOut(nodeId, lastMemberConfIndex, read)
+                    && (!division.getInfo().isAlive()
                     || nowMs - notMemberSinceMs > 2L * tuning.electionTimeoutMaxMs())) {
                 markRemoved("partition 0's configuration (index " + read.confIndex() + ") no longer lists it");
             }
@@ -577,7 +578,16 @@ public final class CohortRaftNode implements AutoCloseable {
         if (replicaConf == null || replicaConf.voters().isEmpty()) {
             return false;
         }
-        return replicaConf.contains(nodeId) || replicaConf.confIndex() > lastMemberConfIndex;
+        return replicaConf.contains(nodeId) || newerConfigurationLeavesOut(nodeId, lastMemberConfIndex, replicaConf);
+    }
+
+    /**
+     * Whether {@code conf} is a decision of the cluster to remove this node: it does not list the
+     * node and is newer than {@code lastMemberConfIndex}, the newest configuration seen listing it.
+     * One at or below that index without the node is this replica's log going back, not a removal.
+     */
+    static boolean newerConfigurationLeavesOut(int nodeId, long lastMemberConfIndex, Membership conf) {
+        return !conf.contains(nodeId) && conf.confIndex() > lastMemberConfIndex;
     }
 
     private void markRemoved(String why) {

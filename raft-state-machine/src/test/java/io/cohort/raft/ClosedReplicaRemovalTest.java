@@ -2,8 +2,8 @@ package io.cohort.raft;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Arrays;
 import java.util.List;
-import java.util.stream.IntStream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -39,9 +39,7 @@ class ClosedReplicaRemovalTest {
         if (ids == null || ids.isBlank()) {
             return List.of();
         }
-        return IntStream.range(0, ids.split(",").length).mapToObj(i -> {
-            int id = Integer.parseInt(ids.split(",")[i].trim());
-            return new NodeAddress(id, "127.0.0.1", 7200 + id, 7100 + id);
-        }).toList();
+        return Arrays.stream(ids.split(",")).map(String::trim).map(Integer::parseInt)
+                .map(id -> new NodeAddress(id, "127.0.0.1", 7200 + id, 7100 + id)).toList();
     }
 }
