@@ -32,7 +32,8 @@ public final class RollReadiness {
      * @param nodeIds every node of the cluster
      * @param earlier ClusterStatus of the nodes that answered the first round, by node id
      * @param later ClusterStatus of the nodes that answered the second round, by node id
-     * @param requireBalance also wait until every partition is led by its preferred leader
+     * @param requireBalance also wait until every partition is led by its preferred leader (except a
+     *                       partition whose leader runs with auto.leader.rebalance.enable=false)
      */
     public static List<String> waitingFor(Collection<Integer> nodeIds, Map<Integer, ClusterStatusResponse> earlier,
             Map<Integer, ClusterStatusResponse> later, boolean requireBalance) {
@@ -103,7 +104,9 @@ public final class RollReadiness {
                 }
             }
         }
-        if (requireBalance && leaderStatus.getReplicaNodeIdsCount() > 0) {
+        // A leader running with auto.leader.rebalance.enable=false keeps the partition: it is where it stays.
+        if (requireBalance && leaderStatus.getReplicaNodeIdsCount() > 0
+                && !earlier.get(leader).getLeaderRebalanceDisabled()) {
             int preferred = leaderStatus.getReplicaNodeIds(0);
             if (preferred != leader) {
                 waiting.add("partition " + p + " is led by node " + leader + ", not by its preferred leader node "

@@ -64,6 +64,19 @@ class RollReadinessTest {
     }
 
     @Test
+    void testALeaderThatKeepsItsPartitionsIsBalancedWhereItIs() {
+        Map<Integer, ClusterStatusResponse> ledByTwo = new java.util.HashMap<>(all(2, 100, 100));
+        // Node 2 runs with auto.leader.rebalance.enable=false: it will not hand partition 0 to node 1.
+        ledByTwo.put(2, ledByTwo.get(2).toBuilder().setLeaderRebalanceDisabled(true).build());
+        assertThat(RollReadiness.waitingFor(NODES, ledByTwo, ledByTwo, true)).isEmpty();
+        // What the other nodes run does not matter: the leader is the one that would hand it over.
+        Map<Integer, ClusterStatusResponse> othersKeep = new java.util.HashMap<>(all(2, 100, 100));
+        othersKeep.put(1, othersKeep.get(1).toBuilder().setLeaderRebalanceDisabled(true).build());
+        assertThat(RollReadiness.waitingFor(NODES, othersKeep, othersKeep, true))
+                .containsExactly("partition 0 is led by node 2, not by its preferred leader node 1");
+    }
+
+    @Test
     void testWaitsForANodeThatDoesNotAnswerOrRefuses() {
         Map<Integer, ClusterStatusResponse> up = all(1, 100, 100);
         Map<Integer, ClusterStatusResponse> twoDown = Map.of(1, up.get(1), 3, up.get(3));

@@ -79,6 +79,8 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
     public static final String LOG_METADATA_ENABLED = "raft.log.metadata.enabled";
     public static final String APPENDER_WAIT_MIN_MS = "raft.appender.wait.min.ms";
     public static final String BATCH_LINGER_MAX_US = "raft.batch.linger.max.us";
+    /** Kafka's name: whether the leader balancer hands partitions back to their preferred nodes. */
+    public static final String AUTO_LEADER_REBALANCE_ENABLE = "auto.leader.rebalance.enable";
     public static final String MIN_SESSION_TIMEOUT_MS = "group.min.session.timeout.ms";
     public static final String MAX_SESSION_TIMEOUT_MS = "group.max.session.timeout.ms";
     public static final String INITIAL_REBALANCE_DELAY_MS = "group.initial.rebalance.delay.ms";
@@ -124,6 +126,7 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             METRICS_PORT, ELECTION_TIMEOUT_MIN_MS, ELECTION_TIMEOUT_MAX_MS, SNAPSHOT_EVERY_ENTRIES,
             BATCH_MAX_COMMANDS, BATCH_MAX_IN_FLIGHT_ENTRIES, LOG_METADATA_ENABLED, APPENDER_WAIT_MIN_MS,
             BATCH_LINGER_MAX_US,
+            AUTO_LEADER_REBALANCE_ENABLE,
             MIN_SESSION_TIMEOUT_MS, MAX_SESSION_TIMEOUT_MS, INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE,
             CONSUMER_SESSION_TIMEOUT_MS, CONSUMER_HEARTBEAT_INTERVAL_MS, CONSUMER_MAX_SIZE, CONSUMER_ASSIGNORS,
             OFFSETS_RETENTION_MINUTES, OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES,
@@ -184,6 +187,7 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
         out.put(LOG_METADATA_ENABLED, Boolean.toString(raftTuning.logMetadataEnabled()));
         out.put(APPENDER_WAIT_MIN_MS, Integer.toString(raftTuning.appenderWaitMinMs()));
         out.put(BATCH_LINGER_MAX_US, Integer.toString(raftTuning.batchLingerMaxMicros()));
+        out.put(AUTO_LEADER_REBALANCE_ENABLE, Boolean.toString(raftTuning.leaderRebalanceEnabled()));
         out.put(MIN_SESSION_TIMEOUT_MS, Integer.toString(groupConfig.minSessionTimeoutMs()));
         out.put(MAX_SESSION_TIMEOUT_MS, Integer.toString(groupConfig.maxSessionTimeoutMs()));
         out.put(INITIAL_REBALANCE_DELAY_MS, Integer.toString(groupConfig.initialRebalanceDelayMs()));
@@ -433,9 +437,11 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             boolean logMetadata = booleanValue(LOG_METADATA_ENABLED, defaults.logMetadataEnabled());
             int appenderWaitMs = intValue(APPENDER_WAIT_MIN_MS, defaults.appenderWaitMinMs(), 0, 1_000);
             int lingerMicros = intValue(BATCH_LINGER_MAX_US, defaults.batchLingerMaxMicros(), 0, 1_000_000);
+            boolean rebalance = booleanValue(AUTO_LEADER_REBALANCE_ENABLE, defaults.leaderRebalanceEnabled());
             return defaults.toBuilder().electionTimeouts(minMs, maxMs).snapshotEveryEntries(snapshotEvery)
                     .batching(batchCommands, inFlight).logMetadataEnabled(logMetadata)
-                    .appenderWaitMinMs(appenderWaitMs).batchLingerMaxMicros(lingerMicros).build();
+                    .appenderWaitMinMs(appenderWaitMs).batchLingerMaxMicros(lingerMicros)
+                    .leaderRebalanceEnabled(rebalance).build();
         }
 
         private GroupConfig groupConfig() {

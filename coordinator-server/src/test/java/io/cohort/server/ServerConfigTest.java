@@ -96,6 +96,7 @@ class ServerConfigTest {
                 "raft.log.metadata.enabled=false",
                 "raft.batch.linger.max.us=250",
                 "raft.appender.wait.min.ms=0",
+                "auto.leader.rebalance.enable=false",
                 "group.min.session.timeout.ms=1000",
                 "group.max.session.timeout.ms=60000",
                 "group.initial.rebalance.delay.ms=0",
@@ -120,7 +121,7 @@ class ServerConfigTest {
         assertThat(config.raftTuning()).isEqualTo(
                 RaftTuning.builder().electionTimeouts(1000, 2000).snapshotEveryEntries(500)
                         .batching(64, 4).logMetadataEnabled(false).appenderWaitMinMs(0)
-                        .batchLingerMaxMicros(250).build());
+                        .batchLingerMaxMicros(250).leaderRebalanceEnabled(false).build());
         assertThat(config.groupConfig()).isEqualTo(new GroupConfig(1000, 60000, 0, 7,
                 GroupConfig.NEW_MEMBER_JOIN_TIMEOUT_MS, 3_600_000L, 30_000L, 100));
     }

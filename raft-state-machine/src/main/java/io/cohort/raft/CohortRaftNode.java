@@ -383,7 +383,8 @@ public final class CohortRaftNode implements AutoCloseable {
      * within an election timeout) at every check for {@code leaderBalanceHoldMs}: a node back from a
      * restart first replays and applies its log as a follower. Handed over sooner, it held writes up
      * while it caught up and then applied its backlog before it could serve (1.0-2.9 s without
-     * commits at every restart, failover benchmark).
+     * commits at every restart, failover benchmark). With {@link RaftTuning#leaderRebalanceEnabled}
+     * off nothing is handed over (a Ratis leader stuck stepping down is still cleared).
      */
     private void balanceLeaders() {
         try {
@@ -394,8 +395,8 @@ public final class CohortRaftNode implements AutoCloseable {
                 }
                 clearStuckStepDown(p, nowMs);
                 int preferred = spec.preferredLeader(p);
-                if (preferred == nodeId || !isLeaderReady(p) || !membership.isVoter(preferred)
-                        || changes.inProgress()) {
+                if (!tuning.leaderRebalanceEnabled() || preferred == nodeId || !isLeaderReady(p)
+                        || !membership.isVoter(preferred) || changes.inProgress()) {
                     preferredCaughtUpSinceMs.set(p, -1);
                     continue;
                 }
@@ -640,6 +641,11 @@ public final class CohortRaftNode implements AutoCloseable {
 
     RaftTuning tuning() {
         return tuning;
+    }
+
+    /** Whether this node, as a leader, hands partitions to their preferred nodes ({@link RaftTuning#leaderRebalanceEnabled}). */
+    public boolean leaderRebalanceEnabled() {
+        return tuning.leaderRebalanceEnabled();
     }
 
     public ClusterSpec spec() {

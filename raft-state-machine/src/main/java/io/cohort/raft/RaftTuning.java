@@ -138,6 +138,16 @@ public final class RaftTuning {
     }
 
     /**
+     * The leader balancer hands partitions to their preferred nodes (Kafka's
+     * {@code auto.leader.rebalance.enable}, default true). Off, leaders stay where elections put
+     * them: a node back from a restart takes nothing back, so its return costs no pause, and
+     * leadership is not spread again after failovers (nor at start with several partitions).
+     */
+    public boolean leaderRebalanceEnabled() {
+        return values.leaderRebalanceEnabled;
+    }
+
+    /**
      * Ratis writes a metadata entry (the commit index) to the log after every commit-index advance.
      * Off: it doubled the log writes of a lightly loaded partition, and Raft needs no persisted
      * commit index.
@@ -206,6 +216,7 @@ public final class RaftTuning {
         private long readTimeoutMs = 5_000;
         private boolean leaderLeaseEnabled = true;
         private long leaderBalanceHoldMs = 5_000;
+        private boolean leaderRebalanceEnabled = true;
         private boolean logMetadataEnabled = false;
         private int appenderWaitMinMs = 1;
         private int batchLingerMaxMicros = 2_000;
@@ -305,6 +316,11 @@ public final class RaftTuning {
 
         public Builder leaderBalanceHoldMs(long holdMs) {
             this.leaderBalanceHoldMs = holdMs;
+            return this;
+        }
+
+        public Builder leaderRebalanceEnabled(boolean enabled) {
+            this.leaderRebalanceEnabled = enabled;
             return this;
         }
 

@@ -180,7 +180,7 @@ final class RaftTestCluster implements AutoCloseable {
         boolean allRunning = runningNodes().size() == nodes.length;
         for (int p = 0; p < spec.partitions(); p++) {
             int partition = p;
-            if (allRunning) {
+            if (allRunning && tuning.leaderRebalanceEnabled()) {
                 CohortRaftNode preferred = nodes[indexOf(spec.preferredLeader(partition))];
                 await().atMost(Duration.ofSeconds(60)).until(() -> preferred.isLeaderReady(partition));
             } else {

@@ -416,6 +416,32 @@ class ReplicationTest {
     }
 
     /**
+     * With auto.leader.rebalance.enable=false the node that leads after a failover keeps the
+     * partition when the preferred node comes back and has caught up (above, the balancer hands it
+     * back within its hold, 1 s here): a return costs no second pause.
+     */
+    @Test
+    void withLeaderRebalanceOffARestartedPreferredNodeTakesNothingBack() throws Exception {
+        RaftTuning keep = RaftTestCluster.TEST_TUNING.toBuilder().leaderRebalanceEnabled(false).build();
+        try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS, keep)) {
+            int preferred = cluster.spec.preferredLeader(0);
+            cluster.stopNode(preferred);
+            CohortRaftNode interim = cluster.leaderOf(0);
+            assertThat(commitError(done(interim.submit(0, Commands.simpleCommit("kept", "t", 0, 1)))))
+                    .isEqualTo(ErrorCode.NONE);
+            long committed = interim.stateMachine(0).lastAppliedIndex();
+
+            cluster.startNode(preferred);
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> cluster.node(preferred).stateMachine(0).lastAppliedIndex() >= committed);
+            // Caught up, and for three times the hold after which the balancer would have handed it back:
+            await().during(Duration.ofMillis(3 * keep.leaderBalanceHoldMs())).atMost(Duration.ofSeconds(30))
+                    .until(() -> interim.isLeaderReady(0) && !cluster.node(preferred).isLeaderReady(0));
+            assertThat(fetched(interim, 0, "kept", "t", 0)).isEqualTo(1L);
+        }
+    }
+
+    /**
      * While a transfer is pending Ratis refuses writes without appending them; the client is told to
      * wait (COORDINATOR_LOAD_IN_PROGRESS), not that the outcome is unknown (it used to get
      * COORDINATOR_NOT_AVAILABLE and went looking for a coordinator). A transfer to a node that is

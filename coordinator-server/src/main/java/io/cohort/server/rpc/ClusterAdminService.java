@@ -173,7 +173,8 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
                 .setNodeId(node.nodeId())
                 .setPartitionCount(node.partitions())
                 .setReplicationFactor(node.spec().replicationFactor())
-                .setMaxLogFormatVersion(LogCodec.MAX_READABLE_FORMAT_VERSION);
+                .setMaxLogFormatVersion(LogCodec.MAX_READABLE_FORMAT_VERSION)
+                .setLeaderRebalanceDisabled(!node.leaderRebalanceEnabled());
         for (NodeAddress peer : node.spec().peers()) {
             response.addNodes(NodeStatus.newBuilder()
                     .setNodeId(peer.nodeId())
