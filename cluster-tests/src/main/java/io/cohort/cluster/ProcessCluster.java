@@ -562,7 +562,9 @@ public final class ProcessCluster implements AutoCloseable {
     /**
      * Waits until every partition is led by its preferred node (the first of its replicas as
      * ClusterStatus lists them; the {@code p mod N}-th node in id order when every node holds every
-     * partition), which is where Cohort moves leadership once all nodes are up and caught up.
+     * partition), which is where Cohort moves leadership once all nodes are up and caught up. A
+     * partition whose leader runs with {@code auto.leader.rebalance.enable=false} (its ClusterStatus
+     * says so) stays where it is: any agreed, ready leader will do for it.
      */
     public Map<Integer, Integer> awaitPreferredLeaders(Duration timeout) {
         AtomicReference<Map<Integer, Integer>> leaders = new AtomicReference<>();
@@ -572,9 +574,26 @@ public final class ProcessCluster implements AutoCloseable {
                 return false;
             }
             Map<Integer, Integer> preferred = preferredLeaders();
-            return preferred != null && leaders.get().equals(preferred);
+            if (preferred == null) {
+                return false;
+            }
+            for (Map.Entry<Integer, Integer> led : leaders.get().entrySet()) {
+                if (!led.getValue().equals(preferred.get(led.getKey())) && !keepsLeadership(led.getValue())) {
+                    return false;
+                }
+            }
+            return true;
         }, this::describeStatuses);
         return leaders.get();
+    }
+
+    /** Whether node {@code nodeId} runs with auto.leader.rebalance.enable=false (false if it does not answer). */
+    private boolean keepsLeadership(int nodeId) {
+        try {
+            return status(nodeId).getLeaderRebalanceDisabled();
+        } catch (StatusRuntimeException e) {
+            return false;
+        }
     }
 
     /**
