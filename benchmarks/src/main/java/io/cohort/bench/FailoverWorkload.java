@@ -240,7 +240,7 @@ final class FailoverWorkload {
     record Stall(long startNanos, double ms) {
     }
 
-    /** The longest gap between consecutive acknowledgements (and to tEnd) among those that span or follow tKill. */
+    /** The longest gap between consecutive acknowledgements (and to tEnd) among those that span or follow tKill, up to tEnd. */
     static Stall longestStall(long[] acks, long tKill, long tEnd) {
         long[] sorted = acks.clone();
         Arrays.sort(sorted);
@@ -248,6 +248,9 @@ final class FailoverWorkload {
         long start = tKill;
         long prev = -1;
         for (long a : sorted) {
+            if (a > tEnd) {
+                break; // after the window (a roll records one list for every node's window): the tail below
+            }
             if (prev >= 0 && a >= tKill && a - prev > max) {
                 max = a - prev;
                 start = prev;

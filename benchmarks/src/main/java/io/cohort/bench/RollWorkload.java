@@ -17,8 +17,9 @@ import org.HdrHistogram.Histogram;
  * ({@link RollingRestart}, the check of {@code cohort cluster wait-ready}).
  *
  * <p>One line per node: {@code max_stall_any_committer_ms} = the longest time any committer went
- * without an acknowledgement from that node's SIGTERM until the cluster was ready again, and the
- * restart's steps. The summary line: the longest stall over the whole roll (the goal: below 1 s),
+ * without an acknowledgement from that node's SIGTERM until the cluster was ready again (with
+ * {@code max_stall_start_ms}, when that pause began after the SIGTERM, and {@code max_stall_group},
+ * the committer's group), and the restart's steps. The summary line: the longest stall over the whole roll (the goal: below 1 s),
  * the commit latency p50/p99/p999/max over the roll, the failed (retried) commits, the acknowledged
  * commits lost (a check after the roll and one after the committers stopped), and the load average.
  */
@@ -60,15 +61,25 @@ final class RollWorkload {
             for (int i = 0; i < restarts.size(); i++) {
                 RollingRestart.NodeRestart restart = restarts.get(i);
                 double nodeStall = 0;
-                for (long[] committerAcks : acks) {
-                    nodeStall = Math.max(nodeStall,
-                            FailoverWorkload.maxStallMs(committerAcks, windows.get(i)[0], windows.get(i)[1]));
+                long stallStart = windows.get(i)[0];
+                String stallGroup = null;
+                for (int w = 0; w < acks.size(); w++) {
+                    FailoverWorkload.Stall stall = FailoverWorkload.longestStall(acks.get(w), windows.get(i)[0],
+                            windows.get(i)[1]);
+                    if (stall.ms() > nodeStall) {
+                        nodeStall = stall.ms();
+                        stallStart = stall.startNanos();
+                        stallGroup = pool.workers().get(w).groupId;
+                    }
                 }
                 maxStall = Math.max(maxStall, nodeStall);
                 Map<String, Object> line = results.line(system, NAME);
                 line.put("node", restart.nodeId());
                 line.put("committers", o.failoverCommitters());
                 line.put("max_stall_any_committer_ms", Json.round(nodeStall, 1));
+                // When it began, from this node's SIGTERM, and whose it was: to find it in the node logs.
+                line.put("max_stall_start_ms", Json.round((stallStart - windows.get(i)[0]) / 1e6, 0));
+                line.put("max_stall_group", stallGroup);
                 line.put("stop_ms", restart.stopMs());
                 line.put("start_to_serving_ms", restart.startMs());
                 line.put("serving_to_ready_ms", restart.readyMs());

@@ -216,7 +216,10 @@ public final class MembershipChanges {
             if (!wanted.equals(expected)) {
                 throw unsupportedMove(p, current, newSpec.replicas(p));
             }
-            if (wanted.contains(changed) || current.contains(changed)) {
+            // A listener counts too: removing a node whose add stopped halfway takes it out of the
+            // groups it was being added to.
+            boolean listed = current.contains(changed) || (node.hosts(p) && groupConf(p).contains(changed));
+            if (wanted.contains(changed) || listed) {
                 if (!node.hosts(p)) {
                     throw new MembershipException(Failure.UNSUPPORTED, -1, "partition " + p + " is on nodes "
                             + current + ", not on node " + node.nodeId() + ", which runs membership changes (it "
