@@ -26,8 +26,9 @@ final class MembershipCommands {
                     + "--join HOST:CLIENT_PORT of a member (cluster.join): it takes the cluster's settings and waits. "
                     + "The node joins each of its partitions as a listener (learner), catches up (snapshot, then "
                     + "log) and is promoted to voter. Refused if the voters that answer could not form the new "
-                    + "quorum, or while another change runs.", "Safe to re-run: a change stopped halfway resumes; "
-                    + "a node already added is a no-op."})
+                    + "quorum, or while another change runs, or when it would move replicas between existing nodes "
+                    + "(several partitions with offsets.replication.factor below the node count: not supported yet).",
+                    "Safe to re-run: a change stopped halfway resumes; a node already added is a no-op."})
     static final class AddNode extends AdminCommand {
         @Option(names = "--id", required = true, paramLabel = "N", description = "The new node's id.")
         int id;
@@ -64,7 +65,9 @@ final class MembershipCommands {
     @Command(name = "remove-node",
             description = {"Removes a node from the cluster online (RemoveNode): leadership is moved off it first, "
                     + "then it leaves every partition's group; it stops serving and says so, and its data dir can be "
-                    + "deleted. Refused if the voters left that answer could not form a quorum.",
+                    + "deleted. Refused if the voters left that answer could not form a quorum, or when it would "
+                    + "move replicas between existing nodes (several partitions with offsets.replication.factor "
+                    + "below the node count: not supported yet; replace such a node with the same id instead).",
                     "Safe to re-run; removing a node that is not a member is a no-op."})
     static final class RemoveNode extends AdminCommand {
         @Option(names = "--id", required = true, paramLabel = "N", description = "The node to remove.")
