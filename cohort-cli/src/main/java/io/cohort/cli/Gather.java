@@ -210,12 +210,16 @@ final class Gather {
         List<PartitionRow> partitionRows = new ArrayList<>();
         for (int p = 0; p < partitionCount; p++) {
             Map<Integer, Long> applied = new TreeMap<>();
+            Integer preferred = null;
             PartitionStatus leaderView = null;
             Integer leader = null;
             long maxTerm = 0;
             long maxCommit = 0;
             for (Map.Entry<Integer, ClusterStatusResponse> answer : answers.entrySet()) {
                 PartitionStatus status = partition(answer.getValue(), p);
+                if (status != null && preferred == null && status.getReplicaNodeIdsCount() > 0) {
+                    preferred = status.getReplicaNodeIds(0);
+                }
                 // A node that holds no replica of p (replication factor below N) has no index to show.
                 if (status == null || (!status.getHosted() && status.getReplicaNodeIdsCount() > 0)) {
                     continue;
@@ -230,10 +234,14 @@ final class Gather {
                     leader = nodeId;
                 }
             }
+            if (leaderView != null && leaderView.getReplicaNodeIdsCount() > 0) {
+                preferred = leaderView.getReplicaNodeIds(0);
+            }
             partitionRows.add(leaderView != null
                     ? new PartitionRow(p, leader, leaderView.getLeaderReady(), leaderView.getTerm(),
-                            leaderView.getCommitIndex(), applied)
-                    : new PartitionRow(p, null, false, maxTerm, maxCommit, applied));
+                            leaderView.getCommitIndex(), applied, preferred,
+                            answers.get(leader).getLeaderRebalanceDisabled())
+                    : new PartitionRow(p, null, false, maxTerm, maxCommit, applied, preferred, false));
         }
         return new ClusterView(nodeRows, partitionRows);
     }

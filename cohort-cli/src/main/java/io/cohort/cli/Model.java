@@ -128,11 +128,21 @@ final class Model {
      * @param term the leader's term (without a leader: the highest term any node reported)
      * @param commitIndex the leader's commit index (without a leader: the highest reported)
      * @param applied each answering node's applied index, by node id; down nodes are absent
+     * @param preferredLeader the first of the partition's replicas, where the leader balancer puts
+     *                        it; null if no answer names the replicas (a build before placement)
+     * @param leaderKeeps the leader runs with auto.leader.rebalance.enable=false: it will not hand
+     *                    the partition to its preferred leader
      */
     record PartitionRow(int partition, Integer leader, boolean leaderReady, long term, long commitIndex,
-            Map<Integer, Long> applied) {
+            Map<Integer, Long> applied, Integer preferredLeader, boolean leaderKeeps) {
         PartitionRow {
             applied = Map.copyOf(applied);
+        }
+
+        /** Without a known preferred leader. */
+        PartitionRow(int partition, Integer leader, boolean leaderReady, long term, long commitIndex,
+                     Map<Integer, Long> applied) {
+            this(partition, leader, leaderReady, term, commitIndex, applied, null, false);
         }
     }
 

@@ -272,8 +272,9 @@ final class Render {
                     replicas.add(Json.obj().put("node_id", n.nodeId()).put("applied_index", p.applied().get(n.nodeId())));
                 }
                 partitions.add(Json.obj().put("partition", p.partition()).put("leader", p.leader())
-                        .put("leader_ready", p.leader() != null && p.leaderReady()).put("term", p.term())
-                        .put("commit_index", p.commitIndex()).put("replicas", replicas));
+                        .put("leader_ready", p.leader() != null && p.leaderReady())
+                        .put("preferred_leader", p.preferredLeader()).put("leader_keeps", p.leaderKeeps())
+                        .put("term", p.term()).put("commit_index", p.commitIndex()).put("replicas", replicas));
             }
             return Json.write(Json.obj().put("healthy", view.healthy()).put("nodes", nodes)
                     .put("partitions", partitions));
@@ -282,15 +283,16 @@ final class Render {
         for (NodeRow n : view.nodes()) {
             nodes.row(n.nodeId(), n.client(), n.raftPort(), n.role(), n.up() ? "up" : "DOWN");
         }
-        List<String> headers = new ArrayList<>(List.of("PARTITION", "LEADER", "TERM", "COMMIT-INDEX"));
+        List<String> headers = new ArrayList<>(List.of("PARTITION", "LEADER", "PREFERRED", "TERM", "COMMIT-INDEX"));
         for (NodeRow n : view.nodes()) {
             headers.add("N" + n.nodeId() + "-APPLIED");
         }
         Table partitions = new Table(headers);
         for (PartitionRow p : view.partitions()) {
             List<Object> row = new ArrayList<>(List.of(p.partition(),
-                    p.leader() == null ? "-" : p.leader() + (p.leaderReady() ? "" : " (not ready)"),
-                    p.term(), p.commitIndex()));
+                    p.leader() == null ? "-" : p.leader() + (p.leaderReady() ? "" : " (not ready)")
+                            + (p.leaderKeeps() ? " *" : ""),
+                    p.preferredLeader() == null ? "-" : p.preferredLeader(), p.term(), p.commitIndex()));
             for (NodeRow n : view.nodes()) {
                 // "-": the node holds no replica of the partition, or did not answer.
                 Long applied = p.applied().get(n.nodeId());
@@ -298,7 +300,9 @@ final class Render {
             }
             partitions.row(row);
         }
-        return nodes.render() + "\n" + partitions.render();
+        boolean anyKeeps = view.partitions().stream().anyMatch(PartitionRow::leaderKeeps);
+        return nodes.render() + "\n" + partitions.render() + (anyKeeps ? "* the leader keeps the partition "
+                + "(auto.leader.rebalance.enable=false): it is not handed to its preferred leader\n" : "");
     }
 
     static String transfer(OutputFormat format, Transfer t) {

@@ -248,10 +248,12 @@ class CliIntegrationTest {
             assertThat(lines.get(id)).matches(id + " +\\Q" + cluster.endpoint(id) + "\\E +\\d+ +voter +up");
         }
         assertThat(lines).contains("");
-        assertThat(lines.get(5)).matches("PARTITION +LEADER +TERM +COMMIT-INDEX +N1-APPLIED +N2-APPLIED +N3-APPLIED");
+        assertThat(lines.get(5))
+                .matches("PARTITION +LEADER +PREFERRED +TERM +COMMIT-INDEX +N1-APPLIED +N2-APPLIED +N3-APPLIED");
         assertThat(lines).hasSize(6 + PARTITIONS);
         for (int p = 0; p < PARTITIONS; p++) {
-            assertThat(lines.get(6 + p)).matches(p + " +[123] +\\d+ +\\d+ +\\d+ +\\d+ +\\d+");
+            // The balancer is on (the default): no leader is marked as keeping its partition.
+            assertThat(lines.get(6 + p)).matches(p + " +[123] +[123] +\\d+ +\\d+ +\\d+ +\\d+ +\\d+");
         }
         assertThat(succeeds("cluster", "status", "--output", "json").out()).startsWith("{\n  \"healthy\": true,");
     }

@@ -48,6 +48,24 @@ class GatherTest {
     }
 
     @Test
+    void testClusterViewNamesThePreferredLeaderAndALeaderThatKeepsThePartition() {
+        Map<Integer, ClusterStatusResponse> answers = new LinkedHashMap<>();
+        // Partition 0 is placed on 1, 2, 3 (node 1 preferred) but led by node 2, which keeps it.
+        PartitionStatus led = partition(0, 2, 4, true, 100, 100).toBuilder().addAllReplicaNodeIds(List.of(1, 2, 3))
+                .setHosted(true).build();
+        PartitionStatus followed = partition(0, 2, 4, false, 100, 99).toBuilder()
+                .addAllReplicaNodeIds(List.of(1, 2, 3)).setHosted(true).build();
+        answers.put(1, answer(1, followed));
+        answers.put(2, answer(2, led).toBuilder().setLeaderRebalanceDisabled(true).build());
+        assertThat(Gather.toClusterView(NODES, answers, Map.of(3, "UNAVAILABLE")).partitions())
+                .containsExactly(new PartitionRow(0, 2, true, 4, 100, Map.of(1, 99L, 2, 100L), 1, true));
+        // A leader with the balancer on: the same preferred leader, not kept.
+        answers.put(2, answer(2, led));
+        assertThat(Gather.toClusterView(NODES, answers, Map.of(3, "UNAVAILABLE")).partitions())
+                .containsExactly(new PartitionRow(0, 2, true, 4, 100, Map.of(1, 99L, 2, 100L), 1, false));
+    }
+
+    @Test
     void testClusterViewTakesTheRolesFromPartitionZerosLeader() {
         Map<Integer, ClusterStatusResponse> answers = new LinkedHashMap<>();
         // Node 1, a follower of partition 0, has not seen node 3's promotion yet; node 2 leads it.

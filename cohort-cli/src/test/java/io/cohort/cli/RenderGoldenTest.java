@@ -140,16 +140,20 @@ class RenderGoldenTest {
         assertGolden("find-coordinator.json", Render.findCoordinator(OutputFormat.JSON, rows));
     }
 
-    /** Node 3 is down: partition 2, which it led, has no leader yet; node 1 has just won partition 3. */
+    /**
+     * Node 3 is down: partition 2, which it led, has no leader yet; node 1 has just won partition 3;
+     * node 2 keeps partition 1 (auto.leader.rebalance.enable=false) although node 3 is its preferred
+     * leader.
+     */
     @Test
     void testClusterStatusWithOneNodeDown() {
         ClusterView view = new ClusterView(
                 List.of(new NodeRow(1, "127.0.0.1:7101", 7201, "voter", true, null),
                         new NodeRow(2, "127.0.0.1:7102", 7202, "voter", true, null),
                         new NodeRow(3, "127.0.0.1:7103", 7203, "listener", false, "UNAVAILABLE")),
-                List.of(new PartitionRow(0, 1, true, 3, 120, Map.of(1, 120L, 2, 118L)),
-                        new PartitionRow(1, 2, true, 2, 57, Map.of(1, 57L, 2, 57L)),
-                        new PartitionRow(2, null, false, 4, 33, Map.of(1, 33L, 2, 33L)),
+                List.of(new PartitionRow(0, 1, true, 3, 120, Map.of(1, 120L, 2, 118L), 1, false),
+                        new PartitionRow(1, 2, true, 2, 57, Map.of(1, 57L, 2, 57L), 3, true),
+                        new PartitionRow(2, null, false, 4, 33, Map.of(1, 33L, 2, 33L), 3, false),
                         new PartitionRow(3, 1, false, 5, 1_024, Map.of(1, 1_023L, 2, 1_024L))));
         assertThat(view.healthy()).isFalse();
         assertThat(view.partitionsWithoutReadyLeader()).containsExactly(2, 3);
