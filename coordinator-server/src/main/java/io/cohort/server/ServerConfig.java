@@ -77,6 +77,8 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
     public static final String BATCH_MAX_COMMANDS = "raft.batch.max.commands";
     public static final String BATCH_MAX_IN_FLIGHT_ENTRIES = "raft.batch.max.inflight.entries";
     public static final String LOG_METADATA_ENABLED = "raft.log.metadata.enabled";
+    /** Whether a replica fsyncs an entry before acknowledging it (false: Kafka's durability, see RaftTuning). */
+    public static final String LOG_FSYNC_BEFORE_ACK = "raft.log.fsync.before.ack";
     public static final String APPENDER_WAIT_MIN_MS = "raft.appender.wait.min.ms";
     public static final String BATCH_LINGER_MAX_US = "raft.batch.linger.max.us";
     /** Kafka's name: whether the leader balancer hands partitions back to their preferred nodes. */
@@ -125,7 +127,7 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             REPLICATION_FACTOR, RACKS,
             METRICS_PORT, ELECTION_TIMEOUT_MIN_MS, ELECTION_TIMEOUT_MAX_MS, SNAPSHOT_EVERY_ENTRIES,
             BATCH_MAX_COMMANDS, BATCH_MAX_IN_FLIGHT_ENTRIES, LOG_METADATA_ENABLED, APPENDER_WAIT_MIN_MS,
-            BATCH_LINGER_MAX_US,
+            BATCH_LINGER_MAX_US, LOG_FSYNC_BEFORE_ACK,
             AUTO_LEADER_REBALANCE_ENABLE,
             MIN_SESSION_TIMEOUT_MS, MAX_SESSION_TIMEOUT_MS, INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE,
             CONSUMER_SESSION_TIMEOUT_MS, CONSUMER_HEARTBEAT_INTERVAL_MS, CONSUMER_MAX_SIZE, CONSUMER_ASSIGNORS,
@@ -185,6 +187,7 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
         out.put(BATCH_MAX_COMMANDS, Integer.toString(raftTuning.maxBatchCommands()));
         out.put(BATCH_MAX_IN_FLIGHT_ENTRIES, Integer.toString(raftTuning.maxInFlightEntries()));
         out.put(LOG_METADATA_ENABLED, Boolean.toString(raftTuning.logMetadataEnabled()));
+        out.put(LOG_FSYNC_BEFORE_ACK, Boolean.toString(raftTuning.fsyncBeforeAck()));
         out.put(APPENDER_WAIT_MIN_MS, Integer.toString(raftTuning.appenderWaitMinMs()));
         out.put(BATCH_LINGER_MAX_US, Integer.toString(raftTuning.batchLingerMaxMicros()));
         out.put(AUTO_LEADER_REBALANCE_ENABLE, Boolean.toString(raftTuning.leaderRebalanceEnabled()));
@@ -435,11 +438,12 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             int batchCommands = intValue(BATCH_MAX_COMMANDS, defaults.maxBatchCommands(), 1, 65_536);
             int inFlight = intValue(BATCH_MAX_IN_FLIGHT_ENTRIES, defaults.maxInFlightEntries(), 1, 1_024);
             boolean logMetadata = booleanValue(LOG_METADATA_ENABLED, defaults.logMetadataEnabled());
+            boolean fsyncBeforeAck = booleanValue(LOG_FSYNC_BEFORE_ACK, defaults.fsyncBeforeAck());
             int appenderWaitMs = intValue(APPENDER_WAIT_MIN_MS, defaults.appenderWaitMinMs(), 0, 1_000);
             int lingerMicros = intValue(BATCH_LINGER_MAX_US, defaults.batchLingerMaxMicros(), 0, 1_000_000);
             boolean rebalance = booleanValue(AUTO_LEADER_REBALANCE_ENABLE, defaults.leaderRebalanceEnabled());
             return defaults.toBuilder().electionTimeouts(minMs, maxMs).snapshotEveryEntries(snapshotEvery)
-                    .batching(batchCommands, inFlight).logMetadataEnabled(logMetadata)
+                    .batching(batchCommands, inFlight).logMetadataEnabled(logMetadata).fsyncBeforeAck(fsyncBeforeAck)
                     .appenderWaitMinMs(appenderWaitMs).batchLingerMaxMicros(lingerMicros)
                     .leaderRebalanceEnabled(rebalance).build();
         }

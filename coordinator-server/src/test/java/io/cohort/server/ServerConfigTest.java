@@ -97,6 +97,7 @@ class ServerConfigTest {
                 "raft.batch.linger.max.us=250",
                 "raft.appender.wait.min.ms=0",
                 "auto.leader.rebalance.enable=false",
+                "raft.log.fsync.before.ack=false",
                 "group.min.session.timeout.ms=1000",
                 "group.max.session.timeout.ms=60000",
                 "group.initial.rebalance.delay.ms=0",
@@ -121,7 +122,7 @@ class ServerConfigTest {
         assertThat(config.raftTuning()).isEqualTo(
                 RaftTuning.builder().electionTimeouts(1000, 2000).snapshotEveryEntries(500)
                         .batching(64, 4).logMetadataEnabled(false).appenderWaitMinMs(0)
-                        .batchLingerMaxMicros(250).leaderRebalanceEnabled(false).build());
+                        .batchLingerMaxMicros(250).leaderRebalanceEnabled(false).fsyncBeforeAck(false).build());
         assertThat(config.groupConfig()).isEqualTo(new GroupConfig(1000, 60000, 0, 7,
                 GroupConfig.NEW_MEMBER_JOIN_TIMEOUT_MS, 3_600_000L, 30_000L, 100));
     }

@@ -314,7 +314,7 @@ public final class CohortRaftNode implements AutoCloseable {
         });
     }
 
-    private static RaftProperties raftProperties(Path dataDir, NodeAddress self, RaftTuning tuning) {
+    static RaftProperties raftProperties(Path dataDir, NodeAddress self, RaftTuning tuning) {
         RaftProperties properties = new RaftProperties();
         RaftServerConfigKeys.setStorageDir(properties, List.of(dataDir.resolve("raft").toFile()));
         GrpcConfigKeys.Server.setHost(properties, self.host());
@@ -332,6 +332,9 @@ public final class CohortRaftNode implements AutoCloseable {
         // intervals really purge, so followers behind the log really get snapshots installed.
         RaftServerConfigKeys.Log.setPurgeGap(properties, (int) Math.max(1, Math.min(1_024, tuning.snapshotEveryEntries())));
         RaftServerConfigKeys.Log.setLogMetadataEnabled(properties, tuning.logMetadataEnabled());
+        // Off (raft.log.fsync.before.ack=false): written to the OS before the acknowledgement, the
+        // fsync follows in the background (RaftTuning#fsyncBeforeAck says what that risks).
+        RaftServerConfigKeys.Log.setUnsafeFlushEnabled(properties, !tuning.fsyncBeforeAck());
         RaftServerConfigKeys.Log.Appender.setWaitTimeMin(properties, millis(tuning.appenderWaitMinMs()));
         RaftServerConfigKeys.Log.Appender.setRetryPolicy(properties, APPENDER_ERROR_RETRY_POLICY);
         RaftServerConfigKeys.Log.setSegmentSizeMax(properties, SizeInBytes.valueOf(tuning.segmentSizeMaxBytes()));

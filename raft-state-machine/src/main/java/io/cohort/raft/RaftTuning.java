@@ -148,6 +148,20 @@ public final class RaftTuning {
     }
 
     /**
+     * Whether a replica acknowledges a log entry (and a leader counts its own copy) only after
+     * fsync (default true). False (Ratis's {@code raft.server.log.unsafe-flush.enabled}): once
+     * the entry is written to the operating system, with the fsync started at once in the
+     * background: an acknowledged commit then survives the crash or SIGKILL of any number of node
+     * processes (the page cache is the kernel's) and is lost only if machines crash (power, kernel)
+     * before their fsync finished, one such machine together with the loss of the other replicas
+     * that held the entry. Kafka's default durability: its brokers do not fsync before acks=all
+     * either. Takes the follower's fsync off every commit's critical path.
+     */
+    public boolean fsyncBeforeAck() {
+        return values.fsyncBeforeAck;
+    }
+
+    /**
      * Ratis writes a metadata entry (the commit index) to the log after every commit-index advance.
      * Off: it doubled the log writes of a lightly loaded partition, and Raft needs no persisted
      * commit index.
@@ -218,6 +232,7 @@ public final class RaftTuning {
         private long leaderBalanceHoldMs = 5_000;
         private boolean leaderRebalanceEnabled = true;
         private boolean logMetadataEnabled = false;
+        private boolean fsyncBeforeAck = true;
         private int appenderWaitMinMs = 1;
         private int batchLingerMaxMicros = 2_000;
 
@@ -326,6 +341,11 @@ public final class RaftTuning {
 
         public Builder logMetadataEnabled(boolean enabled) {
             this.logMetadataEnabled = enabled;
+            return this;
+        }
+
+        public Builder fsyncBeforeAck(boolean fsync) {
+            this.fsyncBeforeAck = fsync;
             return this;
         }
 

@@ -3,9 +3,26 @@ package io.cohort.raft;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Path;
+import org.apache.ratis.server.RaftServerConfigKeys;
 import org.junit.jupiter.api.Test;
 
 class RaftTuningTest {
+
+    @Test
+    void testAReplicaFsyncsBeforeItAcknowledgesUnlessToldOtherwise() {
+        NodeAddress self = new NodeAddress(1, "127.0.0.1", 7201, 7101);
+        assertThat(RaftTuning.defaults().fsyncBeforeAck()).isTrue();
+        assertThat(RaftServerConfigKeys.Log.unsafeFlushEnabled(
+                CohortRaftNode.raftProperties(Path.of("data"), self, RaftTuning.defaults()))).isFalse();
+
+        RaftTuning unsynced = RaftTuning.builder().fsyncBeforeAck(false).build();
+        assertThat(RaftServerConfigKeys.Log.unsafeFlushEnabled(
+                CohortRaftNode.raftProperties(Path.of("data"), self, unsynced))).isTrue();
+        // Ratis refuses both at once; the unsafe flush is the one that writes to the OS before acknowledging.
+        assertThat(RaftServerConfigKeys.Log.asyncFlushEnabled(
+                CohortRaftNode.raftProperties(Path.of("data"), self, unsynced))).isFalse();
+    }
 
     @Test
     void testBuilderStartsFromTheDefaultsAndChangesOnlyWhatIsSet() {
