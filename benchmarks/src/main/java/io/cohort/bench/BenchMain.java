@@ -163,6 +163,11 @@ public final class BenchMain implements Callable<Integer> {
             + "--vs-set raft.batch.linger.max.us=0 --interleave --rounds 6.")
     List<String> vsSets = new ArrayList<>();
 
+    @Option(names = "--vs-jvm-opt", description = "Also run each Cohort workload (but scale and roll) on a variant "
+            + "cluster whose nodes get this extra JVM option (repeatable; combines with --vs-set); prints the "
+            + "variant/cohort table. With --interleave, an A/B of a JVM option on the same machine moments apart.")
+    List<String> vsJvmOpts = new ArrayList<>();
+
     @Option(names = "--cohort-jvm-opt", description = "An extra JVM option for every Cohort node (repeatable).")
     List<String> cohortJvmOpts = new ArrayList<>();
 
@@ -211,7 +216,8 @@ public final class BenchMain implements Callable<Integer> {
                 Machine.intList(cs), Machine.intList(ns != null ? ns : quick ? "10,100" : "10,100,500"),
                 rebalanceSettleMs, rebalanceTimeoutS, memberPollMs,
                 pick(kills, 5, 1), pick(kafkaKills, 3, 1), failoverCommitters, preKillS, observeS, pick(killSettleS, 10, 2), catchUpTimeoutS,
-                pick(groups, 100_000, 10_000), offsetsPerGroup, scaleThreads, scaleClients, scaleVerify, scaleHeap, tls, vsSecure, securedParts(), nodes, protocols(), rounds, interleave, keyValues(vsSets, "--vs-set"));
+                pick(groups, 100_000, 10_000), offsetsPerGroup, scaleThreads, scaleClients, scaleVerify, scaleHeap, tls, vsSecure, securedParts(), nodes, protocols(), rounds, interleave, keyValues(vsSets, "--vs-set"),
+                List.copyOf(vsJvmOpts));
     }
 
     private Map<String, String> keyValues(List<String> pairs, String option) {
@@ -313,7 +319,7 @@ public final class BenchMain implements Callable<Integer> {
                     if (o.runCohort() && o.vsSecure() && compared) {
                         runs.add(() -> runOne(CohortTarget.SECURED, w, o, results, p));
                     }
-                    if (o.runCohort() && !o.variantSettings().isEmpty() && compared) {
+                    if (o.runCohort() && o.hasVariant() && compared) {
                         runs.add(() -> runOne(CohortTarget.VARIANT, w, o, results, p));
                     }
                 }
@@ -352,7 +358,7 @@ public final class BenchMain implements Callable<Integer> {
         }
         String variant = Ratios.table(results.lines(), CohortTarget.VARIANT, "cohort");
         if (!variant.isEmpty()) {
-            tables.append(tables.isEmpty() ? "" : "\n").append("Variant (").append(o.variantSettings())
+            tables.append(tables.isEmpty() ? "" : "\n").append("Variant (").append(o.variantDescription())
                     .append(")/Cohort, run ").append(RUN_ID).append(quickNote).append('\n').append(variant);
         }
         if (!tables.isEmpty()) {
@@ -385,7 +391,7 @@ public final class BenchMain implements Callable<Integer> {
                 systems.add(CohortTarget.SECURED);
             }
         }
-        if (o.runCohort() && !o.variantSettings().isEmpty()) {
+        if (o.runCohort() && o.hasVariant()) {
             systems.add(CohortTarget.VARIANT);
         }
         if (o.runKafka()) {

@@ -1,6 +1,7 @@
 package io.cohort.bench;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -50,7 +51,25 @@ record BenchOptions(
         List<String> protocols,
         int rounds,
         boolean interleave,
-        Map<String, String> variantSettings) {
+        Map<String, String> variantSettings,
+        List<String> variantJvmArgs) {
+
+    /** Whether a {@code --vs-set} / {@code --vs-jvm-opt} variant cluster runs beside the plain one. */
+    boolean hasVariant() {
+        return !variantSettings.isEmpty() || !variantJvmArgs.isEmpty();
+    }
+
+    /** The variant's difference from the plain cluster, for the table's title. */
+    String variantDescription() {
+        List<String> parts = new ArrayList<>();
+        if (!variantSettings.isEmpty()) {
+            parts.add(variantSettings.toString());
+        }
+        if (!variantJvmArgs.isEmpty()) {
+            parts.add("JVM " + String.join(" ", variantJvmArgs));
+        }
+        return String.join(", ", parts);
+    }
 
     boolean runCohort() {
         return !kafkaOnly;

@@ -100,6 +100,9 @@ final class CohortTarget implements Target {
         // own defaults (C2, G1 on this machine), then the heap and any options given on the command line.
         List<String> jvmArgs = new ArrayList<>(List.of("-XX:TieredStopAtLevel=4", "-XX:-UseSerialGC", "-XX:+UseG1GC", heap));
         jvmArgs.addAll(options.cohortJvmArgs());
+        if (system.equals(VARIANT)) {
+            jvmArgs.addAll(options.variantJvmArgs());
+        }
         ProcessCluster.Builder builder = ProcessCluster.builder().nodes(options.nodes()).partitions(partitions)
                 .clusterId("cohort-bench").name(name).serverJar(options.serverJar())
                 .baseDir(options.workDir()).startTimeout(Duration.ofSeconds(120))
