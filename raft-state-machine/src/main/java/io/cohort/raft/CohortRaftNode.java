@@ -335,6 +335,12 @@ public final class CohortRaftNode implements AutoCloseable {
         // Off (raft.log.fsync.before.ack=false): written to the OS before the acknowledgement, the
         // fsync follows in the background (RaftTuning#fsyncBeforeAck says what that risks).
         RaftServerConfigKeys.Log.setUnsafeFlushEnabled(properties, !tuning.fsyncBeforeAck());
+        // Followers append on the AppendEntries thread, before answering. Ratis 3.3.0's default (a
+        // composed append, written later on another thread) lets a vote see the log without a queued
+        // entry, and drops a new leader's entry for an index already queued (indices compared, not
+        // terms) while acknowledging it: a replica then stayed behind for good on a fresh cluster.
+        // docs/OPERATIONS.md, "Raft settings" (follower append); no measurable cost (BENCHMARKS.md).
+        RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(properties, false);
         RaftServerConfigKeys.Log.Appender.setWaitTimeMin(properties, millis(tuning.appenderWaitMinMs()));
         RaftServerConfigKeys.Log.Appender.setRetryPolicy(properties, APPENDER_ERROR_RETRY_POLICY);
         RaftServerConfigKeys.Log.setSegmentSizeMax(properties, SizeInBytes.valueOf(tuning.segmentSizeMaxBytes()));

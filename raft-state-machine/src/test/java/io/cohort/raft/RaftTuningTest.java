@@ -24,6 +24,23 @@ class RaftTuningTest {
                 CohortRaftNode.raftProperties(Path.of("data"), self, unsynced))).isFalse();
     }
 
+    /**
+     * Pins the follower's direct append. With Ratis's composed append (its default), a follower
+     * could keep an old leader's entry that a new leader replaced, acknowledge the new one, and
+     * stay behind for good (docs/OPERATIONS.md, "Raft settings", follower append). The race itself
+     * cannot be provoked on purpose with real servers, so this guards the setting that prevents it,
+     * for every tuning.
+     */
+    @Test
+    void testFollowersAppendOnTheRequestThreadWhateverTheTuning() {
+        NodeAddress self = new NodeAddress(1, "127.0.0.1", 7201, 7101);
+        for (RaftTuning tuning : new RaftTuning[] {RaftTuning.defaults(),
+                RaftTuning.builder().fsyncBeforeAck(false).logMetadataEnabled(true).build()}) {
+            assertThat(RaftServerConfigKeys.Log.appendEntriesComposeEnabled(
+                    CohortRaftNode.raftProperties(Path.of("data"), self, tuning))).isFalse();
+        }
+    }
+
     @Test
     void testBuilderStartsFromTheDefaultsAndChangesOnlyWhatIsSet() {
         RaftTuning defaults = RaftTuning.defaults();
