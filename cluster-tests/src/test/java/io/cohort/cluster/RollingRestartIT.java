@@ -86,17 +86,17 @@ class RollingRestartIT {
         String bootstrap = String.join(",", cluster.nodeIds().stream()
                 .map(id -> "127.0.0.1:" + cluster.clientPort(id)).toList());
         RollingRestart.awaitReady(cluster, READY_BOUND);
-        List<Committer> committers = new ArrayList<>();
+        List<SequentialCommitter> committers = new ArrayList<>();
         List<Member> members = new ArrayList<>();
         try (CohortClient admin = CohortClient.builder().bootstrap(bootstrap).clientId("roll-admin").build()) {
             for (int i = 0; i < COMMITTERS; i++) {
-                committers.add(new Committer("roll-c-" + i, bootstrap));
+                committers.add(new SequentialCommitter("roll-c-" + i, TP, bootstrap));
             }
             for (int i = 0; i < MEMBERS; i++) {
                 members.add(new Member("m" + i, bootstrap));
             }
             awaitConverged(cluster, admin, members, "before the roll");
-            awaitAcks(cluster, committers, 20);
+            SequentialCommitter.awaitAcks(cluster, committers, 20, READY_BOUND);
 
             long rollStart = System.nanoTime();
             List<RollingRestart.NodeRestart> restarts = RollingRestart.roll(cluster, upgradeJar, READY_BOUND);
@@ -105,9 +105,9 @@ class RollingRestartIT {
                     .containsExactlyElementsOf(cluster.nodeIds());
 
             // The cluster serves on after the roll: every committer commits again, the group settles.
-            awaitAcks(cluster, committers, 20);
+            SequentialCommitter.awaitAcks(cluster, committers, 20, READY_BOUND);
             awaitConverged(cluster, admin, members, "after the roll");
-            for (Committer c : committers) {
+            for (SequentialCommitter c : committers) {
                 c.stop();
             }
             for (Member m : members) {
@@ -117,13 +117,13 @@ class RollingRestartIT {
             double maxStallMs = 0;
             long acks = 0;
             long failed = 0;
-            for (Committer c : committers) {
+            for (SequentialCommitter c : committers) {
                 maxStallMs = Math.max(maxStallMs, c.longestPauseMs(rollStart, rollEnd));
                 acks += c.ackCount();
                 failed += c.failures.get();
             }
             List<String> lost = new ArrayList<>();
-            for (Committer c : committers) {
+            for (SequentialCommitter c : committers) {
                 OffsetAndMetadata fetched = admin.fetchOffsets(c.group, List.of(TP)).get(TP);
                 if (fetched == null || fetched.offset() < c.lastAcked) {
                     lost.add(c.group + ": acknowledged " + c.lastAcked + ", fetched " + fetched);
@@ -142,23 +142,13 @@ class RollingRestartIT {
                     restarts, acks, failed, maxStallMs, lost.size());
             assertThat(lost).as("acknowledged commits not fetched back after the roll").isEmpty();
         } finally {
-            for (Committer c : committers) {
+            for (SequentialCommitter c : committers) {
                 c.stop();
             }
             for (Member m : members) {
                 m.stop();
             }
         }
-    }
-
-    /** Every committer has at least {@code more} acknowledgements more than now. */
-    private static void awaitAcks(ProcessCluster cluster, List<Committer> committers, long more) {
-        Map<Committer, Long> target = new java.util.HashMap<>();
-        committers.forEach(c -> target.put(c, c.ackCount() + more));
-        cluster.awaitCondition(READY_BOUND, "every committer acknowledged " + more + " more commits",
-                () -> committers.stream().allMatch(c -> c.ackCount() >= target.get(c)),
-                () -> committers.stream().map(c -> "\n  " + c.group + ": " + c.ackCount() + " acks, last error "
-                        + c.lastError).reduce("", String::concat));
     }
 
     /** The group is Stable with every member in, each member in its generation, every partition owned once. */
@@ -186,80 +176,6 @@ class RollingRestartIT {
             }
             return owned.size() == TOPIC_PARTITIONS && owners == TOPIC_PARTITIONS;
         }, () -> members.stream().map(m -> "\n  " + m.name + ": " + m.view).reduce("", String::concat));
-    }
-
-    /** Commits offsets 1, 2, 3, ... of its own group synchronously, without pause; keeps every acknowledgement time. */
-    private static final class Committer {
-        final String group;
-        final CohortClient client;
-        final Thread thread;
-        final AtomicLong failures = new AtomicLong();
-        volatile boolean running = true;
-        volatile long lastAcked;
-        volatile String lastError;
-        private final List<Long> ackNanos = new ArrayList<>();
-
-        Committer(String group, String bootstrap) {
-            this.group = group;
-            this.client = CohortClient.builder().bootstrap(bootstrap).clientId(group).build();
-            this.thread = new Thread(this::loop, "committer-" + group);
-            this.thread.setDaemon(true);
-            this.thread.start();
-        }
-
-        private void loop() {
-            long offset = 0;
-            while (running) {
-                offset++;
-                try {
-                    client.commitOffsets(group, Map.of(TP, new OffsetAndMetadata(offset)));
-                    lastAcked = offset;
-                    synchronized (ackNanos) {
-                        ackNanos.add(System.nanoTime());
-                    }
-                } catch (CohortException e) {
-                    // Unknown outcome: a later offset supersedes it. The client retried within its budget.
-                    failures.incrementAndGet();
-                    lastError = e.getMessage();
-                }
-            }
-        }
-
-        long ackCount() {
-            synchronized (ackNanos) {
-                return ackNanos.size();
-            }
-        }
-
-        /** The longest time without an acknowledgement between {@code from} and {@code to}. */
-        double longestPauseMs(long from, long to) {
-            long previous = from;
-            long longest = 0;
-            synchronized (ackNanos) {
-                for (long t : ackNanos) {
-                    if (t <= from) {
-                        previous = Math.max(previous, from);
-                        continue;
-                    }
-                    if (t > to) {
-                        longest = Math.max(longest, t - previous);
-                        return longest / 1e6;
-                    }
-                    longest = Math.max(longest, t - previous);
-                    previous = t;
-                }
-            }
-            return Math.max(longest, to - previous) / 1e6;
-        }
-
-        void stop() throws InterruptedException {
-            if (!running) {
-                return;
-            }
-            running = false;
-            thread.join(60_000);
-            client.close();
-        }
     }
 
     /** A member of the consumer group on its own thread, committing what it owns every 250 ms. */
