@@ -152,10 +152,10 @@ public final class RaftTuning {
      * fsync (default true). False (Ratis's {@code raft.server.log.unsafe-flush.enabled}): once
      * the entry is written to the operating system, with the fsync started at once in the
      * background: an acknowledged commit then survives the crash or SIGKILL of any number of node
-     * processes (the page cache is the kernel's) and is lost only if machines crash (power, kernel)
-     * before their fsync finished, one such machine together with the loss of the other replicas
-     * that held the entry. Kafka's default durability: its brokers do not fsync before acks=all
-     * either. Takes the follower's fsync off every commit's critical path.
+     * processes (the page cache is the kernel's), and is lost only if a majority of the replicas
+     * that held it lose their machines (power, kernel crash) before their fsync finished. Kafka's
+     * default durability: its brokers do not fsync before acks=all either. Takes the follower's
+     * fsync off every commit's critical path.
      */
     public boolean fsyncBeforeAck() {
         return values.fsyncBeforeAck;
