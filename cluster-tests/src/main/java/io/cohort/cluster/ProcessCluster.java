@@ -68,6 +68,8 @@ public final class ProcessCluster implements AutoCloseable {
             "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
 
     private static final String HOST = "127.0.0.1";
+    /** The node setting of the leader-path warm-up (see {@link Builder#leaderWarmup()}). */
+    static final String LEADER_WARMUP_SETTING = "node.warmup.enabled";
     private static final Pattern SERVING = Pattern.compile(
             "COHORT NODE (\\d+) SERVING client=(\\S+):(\\d+) raft=(\\S+):(\\d+) metrics=(-?\\d+)");
     /** SIGKILL'd processes exit with 128 + 9 (Linux and macOS). */
@@ -103,6 +105,9 @@ public final class ProcessCluster implements AutoCloseable {
         this.partitions = builder.partitions;
         this.clusterId = builder.clusterId;
         this.settings = new LinkedHashMap<>(builder.settings);
+        if (!builder.leaderWarmup) {
+            settings.putIfAbsent(LEADER_WARMUP_SETTING, "false");
+        }
         this.jvmArgs = List.copyOf(builder.jvmArgs);
         this.startTimeout = builder.startTimeout;
         // Below the ephemeral range and reserved for this JVM alone (TestPorts): no other test JVM and no
@@ -978,6 +983,7 @@ public final class ProcessCluster implements AutoCloseable {
         private boolean faultyNetwork;
         private final Map<Integer, Long> smallDiskBytes = new TreeMap<>();
         private boolean raftTls;
+        private boolean leaderWarmup;
         private io.grpc.ChannelCredentials clientCredentials = InsecureChannelCredentials.create();
 
         private Builder() {
@@ -1055,6 +1061,18 @@ public final class ProcessCluster implements AutoCloseable {
          */
         public Builder set(String key, Object value) {
             settings.put(key, String.valueOf(value));
+            return this;
+        }
+
+        /**
+         * Nodes run the leader-path warm-up at start, as a deployed node does (the default there).
+         * Without this call the harness turns it off: it costs each node start some 4-6 s of CPU on
+         * a 2-core machine and changes nothing a correctness test looks at; the tests that measure
+         * or stress restarts (the rolling restart, chaos) turn it on. Passing nothing keeps an older
+         * server jar, which does not know the setting, startable.
+         */
+        public Builder leaderWarmup() {
+            leaderWarmup = true;
             return this;
         }
 

@@ -75,19 +75,24 @@ public final class CohortServer implements AutoCloseable {
     private final ThreadPoolExecutor rpcExecutor;
     private final Server grpcServer;
     private final ClientPortConnections connections;
-    private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicBoolean closed;
     private volatile List<LeadershipHandoff.Outcome> handoffs = List.of();
     private final CountDownLatch terminated = new CountDownLatch(1);
     /** Completed with what failed once this node's storage failed (see {@link #onStorageFailed}). */
     private final CompletableFuture<String> storageFailed;
     /** Learns the leaders of partitions this node holds no replica of; null if it holds them all. */
     private volatile PartitionLeaderDirectory leaderDirectory;
+    /** The leader-path warm-up's thread while it runs in this node's JVM, else null. */
+    private final Thread warmup;
 
     private CohortServer(ServerConfig config, NodeMetricsRegistry metrics, int metricsPort, CohortRaftNode node,
                          GroupCoordinatorService groupCoordinator, ClusterAdminService clusterAdmin,
                          HealthStatusManager health, ThreadPoolExecutor rpcExecutor, Server grpcServer,
-                         CompletableFuture<String> storageFailed, ClientPortConnections connections) {
+                         CompletableFuture<String> storageFailed, ClientPortConnections connections,
+                         AtomicBoolean closed, Thread warmup) {
         this.config = config;
+        this.closed = closed;
+        this.warmup = warmup;
         this.metrics = metrics;
         this.metricsPort = metricsPort;
         this.node = node;
@@ -118,6 +123,10 @@ public final class CohortServer implements AutoCloseable {
     public static CohortServer start(ServerConfig config, boolean joining) throws IOException {
         NodeAddress self = config.self();
         LOG.info("starting node {} of cluster {}: {}", config.nodeId(), config.clusterId(), config.describe());
+        // First, beside the node's own start: the warm-up needs all the time it can get before the
+        // cluster hands this node a partition, and a failed start stops it (closed).
+        AtomicBoolean closed = new AtomicBoolean();
+        Thread warmup = LeaderPathWarmup.startInBackground(config, closed::get);
         NodeMetricsRegistry metrics = new NodeMetricsRegistry();
         CohortRaftNode node = null;
         ParkedCalls parked = null;
@@ -175,7 +184,7 @@ public final class CohortServer implements AutoCloseable {
                 health.setStatus(service, ServingStatus.SERVING);
             }
             CohortServer server = new CohortServer(config, metrics, metricsPort, node, groupCoordinator, clusterAdmin,
-                    health, rpcExecutor, grpcServer, storageFailed, connections);
+                    health, rpcExecutor, grpcServer, storageFailed, connections, closed, warmup);
             server.leaderDirectory = PartitionLeaderDirectory.startIfNeeded(node, peerChannels);
             // On its own thread: the failure is reported on a Ratis thread that the stop must not hold.
             storageFailed.thenAcceptAsync(server::onStorageFailed,
@@ -183,6 +192,7 @@ public final class CohortServer implements AutoCloseable {
             LOG.info("{}", server.servingLine());
             return server;
         } catch (IOException | RuntimeException e) {
+            closed.set(true);
             closeQuietly(node);
             if (parked != null) {
                 parked.close();
@@ -268,6 +278,11 @@ public final class CohortServer implements AutoCloseable {
     /** The bound /metrics port, or -1 if metrics are disabled. */
     public int metricsPort() {
         return metricsPort;
+    }
+
+    /** The leader-path warm-up's thread if this node started one ({@link LeaderPathWarmup}), else null. */
+    Thread warmupThread() {
+        return warmup;
     }
 
     /** What the last {@link #close()} did with each partition this node led. */

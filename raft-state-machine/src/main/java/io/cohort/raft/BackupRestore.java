@@ -13,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -97,7 +96,7 @@ public final class BackupRestore {
         }
         throwIfSettingsLost(settings, spec);
         Path staging = dataDir.toAbsolutePath().resolveSibling(dataDir.getFileName() + ".restoring");
-        deleteRecursively(staging);
+        Directories.deleteRecursively(staging);
         List<Integer> restored = new ArrayList<>();
         for (BackupFile.Partition partition : backup.partitions()) {
             if (spec.hosts(nodeId, partition.index())) {
@@ -244,17 +243,6 @@ public final class BackupRestore {
             if (entries.findAny().isPresent()) {
                 throw new IOException("data dir " + dataDir + " is not empty: a restore creates a new node's data"
                         + " dir; point --data-dir at a new or empty directory");
-            }
-        }
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(dir)) {
-            for (Path path : walk.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(path);
             }
         }
     }

@@ -86,7 +86,9 @@ public final class ChaosRunner {
                 // Consumer-protocol sessions as long as the classic members' (longer than any fault).
                 .set("group.consumer.session.timeout.ms", ChaosConfig.SESSION_TIMEOUT.toMillis())
                 .set("group.consumer.heartbeat.interval.ms", 1_000)
-                .name("cluster").baseDir(runDir).clusterId("chaos");
+                .name("cluster").baseDir(runDir).clusterId("chaos")
+                // As deployed: restarted nodes warm their leader path while the faults go on.
+                .leaderWarmup();
         if (config.diskFull()) {
             builder.smallDisk(config.diskFullNode(), ChaosConfig.SMALL_DISK_BYTES);
         }

@@ -1,0 +1,351 @@
+package io.cohort.server;
+
+import io.cohort.api.v1.DescribeGroupsRequest;
+import io.cohort.api.v1.ErrorCode;
+import io.cohort.api.v1.FindCoordinatorRequest;
+import io.cohort.api.v1.FindCoordinatorResponse;
+import io.cohort.api.v1.GroupCoordinatorGrpc;
+import io.cohort.api.v1.HeartbeatRequest;
+import io.cohort.api.v1.JoinGroupRequest;
+import io.cohort.api.v1.JoinGroupResponse;
+import io.cohort.api.v1.LeaveGroupRequest;
+import io.cohort.api.v1.OffsetCommitRequest;
+import io.cohort.api.v1.OffsetCommitResponse;
+import io.cohort.api.v1.OffsetFetchRequest;
+import io.cohort.api.v1.SyncGroupRequest;
+import io.cohort.api.v1.SyncGroupResponse;
+import io.cohort.raft.Directories;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs this JVM's leader code once, on a throwaway cluster, before the real cluster hands the node
+ * a partition.
+ *
+ * <p>Why: a node restarted during a roll follows for its first seconds and is then handed back its
+ * partitions by the leader balancer. Its first leadership took 0.7-1.0 s from the role change to
+ * its first applied entry, against 0.08-0.3 s for later ones (docs/OPERATIONS.md, "The cold leader
+ * path"): the JVM loads some 400 classes (Ratis's leader state and appenders, Cohort's coordinator
+ * responses), spins lambda forms and interprets code it has never run, while every group of the
+ * partition waits; often the followers' election timeouts ran out first and a second election
+ * followed. A follower never runs that code, so no amount of waiting warms it.
+ *
+ * <p>What: two in-process nodes ({@value #CLUSTER_ID}, one partition, loopback ports the OS picks,
+ * data in {@code <java.io.tmpdir>/cohort-warmup-<pid>}, deleted after, no fsync) elect a leader; a plaintext gRPC
+ * client drives the production path on it (FindCoordinator, OffsetCommit from several groups at
+ * once, OffsetFetch, one classic member's join, sync, heartbeat, commit and leave, DescribeGroups);
+ * then leadership moves to the other node by the same transfer the balancer uses and the calls run
+ * again; then both stop, the leader handing off as at SIGTERM. Nothing of it touches the real
+ * cluster. It runs once per JVM, on its own thread, started beside the node's own start so that it
+ * has the node's start-up, catch-up and the balancer's hold to finish in; it delays nothing. If it
+ * fails, the node logs it and serves as before (cold).
+ *
+ * <p>Not warmed: TLS (the throwaway nodes are plaintext), and what only the real data brings
+ * (large snapshots, many groups).
+ */
+final class LeaderPathWarmup {
+    private static final Logger LOG = LoggerFactory.getLogger(LeaderPathWarmup.class);
+
+    static final String CLUSTER_ID = "cohort-warmup";
+    /** Concurrent OffsetCommit calls per round: enough for the proposer to batch, as under load. */
+    static final int GROUPS = 8;
+    /**
+     * Commits per group per leader; two leaders, so 2 x 8 x 25 = 400 commits in all. The classes and
+     * lambda forms load with the first few; the rest give the compiler a first profile. Kept small:
+     * on a loaded 2-core machine the warm-up competes with the node's own catch-up.
+     */
+    static final int COMMITS_PER_GROUP = 25;
+    /** The whole warm-up gives up after this long (a starved machine); the node is unaffected. */
+    static final long DEADLINE_MS = 60_000;
+    private static final long CALL_TIMEOUT_MS = 10_000;
+    private static final AtomicBoolean STARTED_IN_THIS_JVM = new AtomicBoolean();
+    /**
+     * The warm-up's directory in the temp dir is this prefix and the JVM's pid: not in the data dir,
+     * which tools and operators read as the node's state, and findable when its JVM was killed.
+     */
+    static final String DIR_PREFIX = "cohort-warmup-";
+
+    /** What one warm-up did. */
+    record Outcome(long elapsedMs, int commits, int leaders) {
+    }
+
+    private LeaderPathWarmup() {
+    }
+
+    /**
+     * Starts the warm-up on a daemon thread if {@code config} enables it and no warm-up ran in this
+     * JVM yet; {@code stopping} tells it to cut short (the node is stopping). Returns the thread, or
+     * null when nothing was started.
+     */
+    static Thread startInBackground(ServerConfig config, BooleanSupplier stopping) {
+        if (!config.leaderWarmupEnabled() || !STARTED_IN_THIS_JVM.compareAndSet(false, true)) {
+            return null;
+        }
+        Path dir = Path.of(System.getProperty("java.io.tmpdir"), DIR_PREFIX + ProcessHandle.current().pid());
+        Thread thread = new Thread(() -> {
+            try {
+                deleteLeftovers(dir.getParent());
+                LOG.info("leader-path warm-up: a throwaway 2-node cluster '{}' (Raft {}) under {}; its lines in"
+                        + " this log, Ratis's warnings included, are about nothing real", CLUSTER_ID,
+                        ServerConfig.of(settings(dir, 1, "1=127.0.0.1:1:2")).clusterSpec().raftGroupId(0), dir);
+                Outcome outcome = run(dir, stopping);
+                LOG.info("leader-path warm-up done in {} ms: {} commits, {} leaderships on an in-process"
+                        + " 2-node cluster", outcome.elapsedMs(), outcome.commits(), outcome.leaders());
+            } catch (Exception e) { // whatever it is, the node serves on
+                if (e instanceof InterruptedException) {
+                    Thread.currentThread().interrupt();
+                }
+                LOG.warn("leader-path warm-up did not complete ({}); the node serves without it", e.toString());
+            }
+        }, "cohort-leader-warmup");
+        thread.setDaemon(true);
+        thread.start();
+        return thread;
+    }
+
+    /**
+     * Runs the warm-up in {@code dir} (emptied first and deleted after) and returns what it did.
+     *
+     * @throws IOException if the throwaway nodes cannot start or a call fails
+     * @throws TimeoutException if it takes longer than {@value #DEADLINE_MS} ms or is stopped
+     */
+    static Outcome run(Path dir, BooleanSupplier stopping)
+            throws IOException, InterruptedException, TimeoutException {
+        long startNanos = System.nanoTime();
+        long deadlineNanos = startNanos + TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS);
+        BooleanSupplier giveUp = () -> stopping.getAsBoolean() || System.nanoTime() > deadlineNanos;
+        throwIf(giveUp);
+        Directories.deleteRecursively(dir);
+        createPrivateDirectory(dir);
+        List<CohortServer> servers = new ArrayList<>();
+        try {
+            String peers = "1=127.0.0.1:" + freePort() + ":" + freePort() + ",2=127.0.0.1:" + freePort() + ":"
+                    + freePort();
+            for (int nodeId = 1; nodeId <= 2; nodeId++) {
+                servers.add(CohortServer.start(ServerConfig.of(settings(dir, nodeId, peers))));
+            }
+            int commits = 0;
+            int leaders = 0;
+            for (int round = 0; round < 2; round++) {
+                CohortServer leader = awaitLeader(servers, giveUp);
+                leaders++;
+                commits += drive(leader.clientPort(), round, giveUp);
+                if (round == 0) {
+                    CohortServer other = servers.get(0) == leader ? servers.get(1) : servers.get(0);
+                    try {
+                        leader.node().transferLeadership(0, other.config().nodeId(), CALL_TIMEOUT_MS)
+                                .get(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+                    } catch (ExecutionException e) {
+                        throw new IOException("leadership transfer failed: " + e.getCause(), e.getCause());
+                    }
+                }
+            }
+            return new Outcome(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos), commits, leaders);
+        } finally {
+            // The leader first: its stop hands the partition off, as a node's does at SIGTERM.
+            servers.sort(Comparator.comparing(server -> !server.node().isLeader(0)));
+            for (CohortServer server : servers) {
+                server.close();
+            }
+            Directories.deleteRecursively(dir);
+        }
+    }
+
+    private static Map<String, String> settings(Path dir, int nodeId, String peers) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put(ServerConfig.NODE_ID, Integer.toString(nodeId));
+        settings.put(ServerConfig.CLUSTER_ID, CLUSTER_ID);
+        settings.put(ServerConfig.PEERS, peers);
+        settings.put(ServerConfig.DATA_DIR, dir.resolve("node-" + nodeId).toString());
+        settings.put(ServerConfig.LOG_DIR, dir.resolve("logs").toString());
+        settings.put(ServerConfig.PARTITIONS, "1");
+        settings.put(ServerConfig.METRICS_PORT, "-1");
+        settings.put(ServerConfig.AUTO_LEADER_REBALANCE_ENABLE, "false");
+        settings.put(ServerConfig.INITIAL_REBALANCE_DELAY_MS, "0");
+        // Nothing here is worth a disk flush, and waiting for one only stretches the warm-up: the code
+        // that runs is the same up to the log's flush.
+        settings.put(ServerConfig.LOG_FSYNC_BEFORE_ACK, "false");
+        // Not itself: a throwaway node must not start a warm-up of its own.
+        settings.put(ServerConfig.LEADER_WARMUP_ENABLED, "false");
+        return settings;
+    }
+
+    /** The server that leads partition 0 and has applied an entry of its term. */
+    private static CohortServer awaitLeader(List<CohortServer> servers, BooleanSupplier giveUp)
+            throws InterruptedException, TimeoutException {
+        while (true) {
+            for (CohortServer server : servers) {
+                if (server.node().isLeaderReady(0)) {
+                    return server;
+                }
+            }
+            throwIf(giveUp);
+            // An election on loopback takes one election timeout; poll well inside it.
+            Thread.sleep(10);
+        }
+    }
+
+    /** The production call path on the leader at {@code clientPort}; returns the commits made. */
+    private static int drive(int clientPort, int round, BooleanSupplier giveUp)
+            throws IOException, InterruptedException, TimeoutException {
+        ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", clientPort).usePlaintext().build();
+        try {
+            GroupCoordinatorGrpc.GroupCoordinatorBlockingStub blocking = GroupCoordinatorGrpc.newBlockingStub(channel);
+            GroupCoordinatorGrpc.GroupCoordinatorFutureStub async = GroupCoordinatorGrpc.newFutureStub(channel);
+            FindCoordinatorRequest.Builder find = FindCoordinatorRequest.newBuilder();
+            for (int group = 0; group < GROUPS; group++) {
+                find.addGroupIds(groupId(group));
+            }
+            for (FindCoordinatorResponse.Coordinator coordinator : timed(blocking).findCoordinator(find.build())
+                    .getCoordinatorsList()) {
+                expect(coordinator.getErrorCode(), "FindCoordinator");
+            }
+            int commits = 0;
+            for (int i = 0; i < COMMITS_PER_GROUP; i++) {
+                throwIf(giveUp);
+                List<com.google.common.util.concurrent.ListenableFuture<OffsetCommitResponse>> calls =
+                        new ArrayList<>(GROUPS);
+                for (int group = 0; group < GROUPS; group++) {
+                    calls.add(async.withDeadlineAfter(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+                            .offsetCommit(commit(groupId(group), "", -1, round * COMMITS_PER_GROUP + i)));
+                }
+                for (var call : calls) {
+                    expect(await(call).getTopics(0).getPartitions(0).getErrorCode(), "OffsetCommit");
+                    commits++;
+                }
+            }
+            timed(blocking).offsetFetch(OffsetFetchRequest.newBuilder()
+                    .addGroups(OffsetFetchRequest.Group.newBuilder().setGroupId(groupId(0))).build());
+            commits += classicMember(blocking, "warmup-members-" + round);
+            timed(blocking).describeGroups(DescribeGroupsRequest.newBuilder().addGroupIds(groupId(0)).build());
+            return commits;
+        } finally {
+            channel.shutdownNow();
+            channel.awaitTermination(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** One consumer's life in a classic group: join (twice, KIP-394), sync, heartbeat, commit, leave. */
+    private static int classicMember(GroupCoordinatorGrpc.GroupCoordinatorBlockingStub blocking, String groupId)
+            throws IOException {
+        JoinGroupRequest.Builder join = JoinGroupRequest.newBuilder().setGroupId(groupId).setSessionTimeoutMs(10_000)
+                .setRebalanceTimeoutMs(10_000).setProtocolType("consumer").setClientId("warmup")
+                .addProtocols(JoinGroupRequest.Protocol.newBuilder().setName("range"));
+        JoinGroupResponse joined = timed(blocking).joinGroup(join.build());
+        if (joined.getErrorCode() == ErrorCode.MEMBER_ID_REQUIRED) {
+            joined = timed(blocking).joinGroup(join.setMemberId(joined.getMemberId()).build());
+        }
+        expect(joined.getErrorCode(), "JoinGroup");
+        String memberId = joined.getMemberId();
+        int generation = joined.getGenerationId();
+        SyncGroupResponse synced = timed(blocking).syncGroup(SyncGroupRequest.newBuilder().setGroupId(groupId)
+                .setMemberId(memberId).setGenerationId(generation).setProtocolType("consumer")
+                .setProtocolName("range").addAssignments(SyncGroupRequest.Assignment.newBuilder()
+                        .setMemberId(memberId)).build());
+        expect(synced.getErrorCode(), "SyncGroup");
+        expect(timed(blocking).heartbeat(HeartbeatRequest.newBuilder().setGroupId(groupId).setMemberId(memberId)
+                .setGenerationId(generation).build()).getErrorCode(), "Heartbeat");
+        expect(timed(blocking).offsetCommit(commit(groupId, memberId, generation, 1)).getTopics(0).getPartitions(0)
+                .getErrorCode(), "OffsetCommit");
+        expect(timed(blocking).leaveGroup(LeaveGroupRequest.newBuilder().setGroupId(groupId)
+                .addMembers(LeaveGroupRequest.Member.newBuilder().setMemberId(memberId)).build()).getErrorCode(),
+                "LeaveGroup");
+        return 1;
+    }
+
+    private static OffsetCommitRequest commit(String groupId, String memberId, int generation, long offset) {
+        return OffsetCommitRequest.newBuilder().setGroupId(groupId).setMemberId(memberId)
+                .setGenerationIdOrMemberEpoch(generation)
+                .addTopics(OffsetCommitRequest.Topic.newBuilder().setName("warmup")
+                        .addPartitions(OffsetCommitRequest.Partition.newBuilder().setPartitionIndex(0)
+                                .setCommittedOffset(offset)))
+                .build();
+    }
+
+    private static String groupId(int group) {
+        return "warmup-" + group;
+    }
+
+    private static GroupCoordinatorGrpc.GroupCoordinatorBlockingStub timed(
+            GroupCoordinatorGrpc.GroupCoordinatorBlockingStub stub) {
+        return stub.withDeadlineAfter(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+    }
+
+    private static <T> T await(java.util.concurrent.Future<T> call) throws IOException, InterruptedException {
+        try {
+            return call.get();
+        } catch (ExecutionException e) {
+            throw new IOException("warm-up call failed: " + e.getCause(), e.getCause());
+        }
+    }
+
+    private static void expect(ErrorCode code, String call) throws IOException {
+        if (code != ErrorCode.NONE) {
+            throw new IOException(call + " answered " + code);
+        }
+    }
+
+    private static void throwIf(BooleanSupplier giveUp) throws TimeoutException {
+        if (giveUp.getAsBoolean()) {
+            throw new TimeoutException("stopped or past its " + DEADLINE_MS + " ms deadline");
+        }
+    }
+
+    /**
+     * Deletes the warm-up directories in {@code tempDir} whose JVM is gone (killed during its
+     * warm-up); a directory it cannot delete (another user's) is left alone.
+     */
+    static void deleteLeftovers(Path tempDir) {
+        try (java.nio.file.DirectoryStream<Path> dirs = Files.newDirectoryStream(tempDir, DIR_PREFIX + "*")) {
+            for (Path leftover : dirs) {
+                String pid = leftover.getFileName().toString().substring(DIR_PREFIX.length());
+                if (!pid.matches("[0-9]{1,18}") || ProcessHandle.of(Long.parseLong(pid)).isPresent()) {
+                    continue;
+                }
+                try {
+                    Directories.deleteRecursively(leftover);
+                } catch (IOException | java.io.UncheckedIOException e) {
+                    // Another node on this machine may be deleting the same leftover (both start at once).
+                    LOG.debug("cannot delete {}: {}", leftover, e.toString());
+                }
+            }
+        } catch (IOException e) {
+            LOG.debug("cannot list {}: {}", tempDir, e.toString());
+        }
+    }
+
+    /** {@code dir}, readable by this user only where the file system has POSIX permissions. */
+    private static void createPrivateDirectory(Path dir) throws IOException {
+        if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
+            Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        } else {
+            Files.createDirectory(dir);
+        }
+    }
+
+    /** A loopback port the OS has just handed out and released; the throwaway nodes bind it next. */
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package io.cohort.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The leader-path warm-up on real in-process nodes: what it runs, that it cleans up and can be cut short. */
+class LeaderPathWarmupTest {
+    @TempDir
+    Path root;
+
+    @Test
+    void testWarmupRunsTheCommitPathUnderTwoLeadersAndDeletesItsData() throws Exception {
+        Path dir = root.resolve("warmup");
+        // A leftover of a node killed during its warm-up is emptied first.
+        Files.createDirectories(dir.resolve("node-1/raft/stale"));
+
+        LeaderPathWarmup.Outcome outcome = LeaderPathWarmup.run(dir, () -> false);
+
+        assertThat(outcome.leaders()).isEqualTo(2);
+        // Every OffsetCommit of both rounds answered NONE (anything else throws), plus one member's commit per round.
+        assertThat(outcome.commits())
+                .isEqualTo(2 * (LeaderPathWarmup.GROUPS * LeaderPathWarmup.COMMITS_PER_GROUP + 1));
+        assertThat(dir).doesNotExist();
+    }
+
+    @Test
+    void testAStoppingNodeCutsTheWarmupShortAndStillDeletesItsData() throws Exception {
+        Path dir = root.resolve("warmup");
+        Files.createDirectories(dir.resolve("node-2/raft/stale"));
+        // The node starts stopping once the throwaway nodes are up: the first check passes, the next ones fail.
+        AtomicInteger checks = new AtomicInteger();
+
+        assertThatThrownBy(() -> LeaderPathWarmup.run(dir, () -> checks.incrementAndGet() > 1))
+                .isInstanceOf(TimeoutException.class);
+
+        assertThat(dir).doesNotExist();
+    }
+
+    @Test
+    void testTheDirectoriesOfKilledWarmupsAreDeletedAndLiveOnesKept() throws Exception {
+        Process exited = new ProcessBuilder("true").start();
+        exited.waitFor();
+        Path dead = Files.createDirectories(root.resolve(LeaderPathWarmup.DIR_PREFIX + exited.pid() + "/node-1/raft"))
+                .getParent().getParent();
+        Path live = Files.createDirectories(root.resolve(LeaderPathWarmup.DIR_PREFIX + ProcessHandle.current().pid()));
+        Path other = Files.createDirectories(root.resolve(LeaderPathWarmup.DIR_PREFIX + "not-a-pid"));
+
+        LeaderPathWarmup.deleteLeftovers(root);
+
+        assertThat(dead).doesNotExist();
+        assertThat(live).exists();
+        assertThat(other).exists();
+    }
+
+    @Test
+    void testANodeWarmsUpInTheBackgroundOnlyWhenEnabled() throws Exception {
+        String peers = TestNodes.peers(1);
+        Map<String, String> settings = TestNodes.settings(root, 1, peers, 1);
+        settings.put(ServerConfig.LEADER_WARMUP_ENABLED, "false");
+        try (CohortServer server = CohortServer.start(ServerConfig.of(settings))) {
+            assertThat(server.warmupThread()).isNull();
+            assertThat(server.config().describe()).containsEntry(ServerConfig.LEADER_WARMUP_ENABLED, "false");
+        }
+        assertThat(ServerConfig.of(Map.of(ServerConfig.NODE_ID, "1")).leaderWarmupEnabled()).isTrue();
+    }
+}
