@@ -106,7 +106,10 @@ final class CohortTarget implements Target {
         ProcessCluster.Builder builder = ProcessCluster.builder().nodes(options.nodes()).partitions(partitions)
                 .clusterId("cohort-bench").name(name).serverJar(options.serverJar())
                 .baseDir(options.workDir()).startTimeout(Duration.ofSeconds(120))
-                .jvmArgs(jvmArgs.toArray(String[]::new));
+                .jvmArgs(jvmArgs.toArray(String[]::new))
+                // The nodes' own default, which the test harness turns off: the bench measures what is deployed
+                // (--set node.warmup.enabled=false still turns it off).
+                .leaderWarmup();
         settings.forEach(builder::set);
         if (tls != null) {
             builder.clientCredentials(tls.adminCredentials());

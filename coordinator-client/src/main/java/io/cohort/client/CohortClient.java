@@ -78,7 +78,10 @@ import org.slf4j.LoggerFactory;
  * <p>Retries. A call that meets a routing error (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE,
  * COORDINATOR_LOAD_IN_PROGRESS) or a transport failure (gRPC UNAVAILABLE, DEADLINE_EXCEEDED,
  * ABORTED) is sent again, after re-finding the coordinator where needed, with
- * exponential backoff and jitter, until the call's budget ({@link Builder#apiTimeout}) runs out.
+ * exponential backoff and jitter, until the call's budget ({@link Builder#apiTimeout}) runs out;
+ * the first routing errors of a call are retried at the initial backoff without growth, since
+ * the move they report (a leader transfer, an election) ends within about a second
+ * ({@link Backoff#schedule()}).
  * Every group call may be resent: the coordinator's answer to a resent JoinGroup or SyncGroup is
  * the same as to the first, a resent commit writes the same values again. (A caller that commits
  * the same group concurrently from several threads must order its commits itself; GroupMember sends
@@ -808,7 +811,8 @@ public final class CohortClient implements AutoCloseable {
         R lastResponse = null;
         RuntimeException lastFailure = null;
         int hintsFollowed = 0;
-        for (int attempt = 0;; attempt++) {
+        Backoff.Schedule retries = backoff.schedule();
+        while (true) {
             checkOpen();
             Coordinator coordinator = coordinatorByPartition.get(partition);
             if (coordinator == null) {
@@ -849,7 +853,7 @@ public final class CohortClient implements AutoCloseable {
                 lastFailure = retriableTransportFailure(e, coordinator, endpointOf(coordinator));
                 coordinatorByPartition.remove(partition, coordinator);
             }
-            if (!sleepBeforeRetry(attempt, deadline)) {
+            if (!sleepBeforeRetry(retries.nextDelayMs(lastFailure == null), deadline)) {
                 if (lastFailure == null && lastResponse != null) {
                     return lastResponse;
                 }
@@ -925,9 +929,11 @@ public final class CohortClient implements AutoCloseable {
         FindCoordinatorRequest request = FindCoordinatorRequest.newBuilder().addGroupIds(groupId).build();
         RuntimeException lastFailure = null;
         String lastError = "";
-        for (int attempt = 0;; attempt++) {
+        Backoff.Schedule retries = backoff.schedule();
+        while (true) {
             checkOpen();
             Endpoint endpoint = nextEndpoint();
+            boolean routingAnswer = false;
             try {
                 FindCoordinatorResponse.Coordinator found = GroupCoordinatorGrpc.newBlockingStub(channel(endpoint))
                         .withDeadlineAfter(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
@@ -943,11 +949,12 @@ public final class CohortClient implements AutoCloseable {
                     throw new CohortException(ErrorCode.GROUP_AUTHORIZATION_FAILED, found.getErrorMessage());
                 }
                 lastError = found.getErrorCode() + " from " + endpoint + ": " + found.getErrorMessage();
+                routingAnswer = true;
             } catch (StatusRuntimeException e) {
                 lastFailure = retriableTransportFailure(e, endpoint, endpoint);
                 lastError = e.getStatus().getCode() + " from " + endpoint;
             }
-            if (!sleepBeforeRetry(attempt, deadline)) {
+            if (!sleepBeforeRetry(retries.nextDelayMs(routingAnswer), deadline)) {
                 throw new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, "no coordinator known for group '"
                         + groupId + "' (partition " + partition + "); last answer: " + lastError, lastFailure);
             }
@@ -1096,7 +1103,11 @@ public final class CohortClient implements AutoCloseable {
 
     /** Sleeps before retry {@code attempt}; false (without sleeping) if that would pass the deadline. */
     private boolean sleepBeforeRetry(int attempt, long deadlineNanos) {
-        long delayMs = backoff.delayMs(attempt);
+        return sleepBeforeRetry(backoff.delayMs(attempt), deadlineNanos);
+    }
+
+    /** Sleeps {@code delayMs} unless that passes the deadline; false then (and no sleep). */
+    private boolean sleepBeforeRetry(long delayMs, long deadlineNanos) {
         if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMs) >= deadlineNanos) {
             return false;
         }
