@@ -1066,8 +1066,8 @@ public final class ProcessCluster implements AutoCloseable {
 
         /**
          * Nodes run the leader-path warm-up at start, as a deployed node does (the default there).
-         * Without this call the harness turns it off: it costs each node start some 4-6 s of CPU on
-         * a 2-core machine and changes nothing a correctness test looks at; the tests that measure
+         * Without this call the harness turns it off: it costs each node start about 6 CPU-seconds
+         * (docs/OPERATIONS.md, node.warmup.enabled) on a 2-core machine and changes nothing a correctness test looks at; the tests that measure
          * or stress restarts (the rolling restart, chaos) turn it on. Passing nothing keeps an older
          * server jar, which does not know the setting, startable.
          */

@@ -853,7 +853,7 @@ public final class CohortClient implements AutoCloseable {
                 lastFailure = retriableTransportFailure(e, coordinator, endpointOf(coordinator));
                 coordinatorByPartition.remove(partition, coordinator);
             }
-            if (!sleepBeforeRetry(retries.nextDelayMs(lastFailure == null), deadline)) {
+            if (!sleepUnlessPastDeadline(retries.nextDelayMs(lastFailure == null), deadline)) {
                 if (lastFailure == null && lastResponse != null) {
                     return lastResponse;
                 }
@@ -954,7 +954,7 @@ public final class CohortClient implements AutoCloseable {
                 lastFailure = retriableTransportFailure(e, endpoint, endpoint);
                 lastError = e.getStatus().getCode() + " from " + endpoint;
             }
-            if (!sleepBeforeRetry(retries.nextDelayMs(routingAnswer), deadline)) {
+            if (!sleepUnlessPastDeadline(retries.nextDelayMs(routingAnswer), deadline)) {
                 throw new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, "no coordinator known for group '"
                         + groupId + "' (partition " + partition + "); last answer: " + lastError, lastFailure);
             }
@@ -1103,11 +1103,11 @@ public final class CohortClient implements AutoCloseable {
 
     /** Sleeps before retry {@code attempt}; false (without sleeping) if that would pass the deadline. */
     private boolean sleepBeforeRetry(int attempt, long deadlineNanos) {
-        return sleepBeforeRetry(backoff.delayMs(attempt), deadlineNanos);
+        return sleepUnlessPastDeadline(backoff.delayMs(attempt), deadlineNanos);
     }
 
     /** Sleeps {@code delayMs} unless that passes the deadline; false then (and no sleep). */
-    private boolean sleepBeforeRetry(long delayMs, long deadlineNanos) {
+    private boolean sleepUnlessPastDeadline(long delayMs, long deadlineNanos) {
         if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMs) >= deadlineNanos) {
             return false;
         }

@@ -82,7 +82,7 @@ public final class CohortServer implements AutoCloseable {
     private final CompletableFuture<String> storageFailed;
     /** Learns the leaders of partitions this node holds no replica of; null if it holds them all. */
     private volatile PartitionLeaderDirectory leaderDirectory;
-    /** The leader-path warm-up's thread while it runs in this node's JVM, else null. */
+    /** The thread this node started for the leader-path warm-up, or null if it started none. */
     private final Thread warmup;
 
     private CohortServer(ServerConfig config, NodeMetricsRegistry metrics, int metricsPort, CohortRaftNode node,

@@ -20,10 +20,8 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -84,8 +82,11 @@ final class LeaderPathWarmup {
      */
     static final String DIR_PREFIX = "cohort-warmup-";
 
+    /** Leaderships, one per round of calls: the first, then the one the transfer makes. */
+    static final int ROUNDS = 2;
+
     /** What one warm-up did. */
-    record Outcome(long elapsedMs, int commits, int leaders) {
+    record Outcome(long elapsedMs, int commits) {
     }
 
     private LeaderPathWarmup() {
@@ -104,12 +105,9 @@ final class LeaderPathWarmup {
         Thread thread = new Thread(() -> {
             try {
                 deleteLeftovers(dir.getParent());
-                LOG.info("leader-path warm-up: a throwaway 2-node cluster '{}' (Raft {}) under {}; its lines in"
-                        + " this log, Ratis's warnings included, are about nothing real", CLUSTER_ID,
-                        ServerConfig.of(settings(dir, 1, "1=127.0.0.1:1:2")).clusterSpec().raftGroupId(0), dir);
                 Outcome outcome = run(dir, stopping);
                 LOG.info("leader-path warm-up done in {} ms: {} commits, {} leaderships on an in-process"
-                        + " 2-node cluster", outcome.elapsedMs(), outcome.commits(), outcome.leaders());
+                        + " 2-node cluster", outcome.elapsedMs(), outcome.commits(), ROUNDS);
             } catch (Exception e) { // whatever it is, the node serves on
                 if (e instanceof InterruptedException) {
                     Thread.currentThread().interrupt();
@@ -135,7 +133,7 @@ final class LeaderPathWarmup {
         BooleanSupplier giveUp = () -> stopping.getAsBoolean() || System.nanoTime() > deadlineNanos;
         throwIf(giveUp);
         Directories.deleteRecursively(dir);
-        createPrivateDirectory(dir);
+        Directories.createPrivate(dir);
         List<CohortServer> servers = new ArrayList<>();
         try {
             String peers = "1=127.0.0.1:" + freePort() + ":" + freePort() + ",2=127.0.0.1:" + freePort() + ":"
@@ -143,13 +141,14 @@ final class LeaderPathWarmup {
             for (int nodeId = 1; nodeId <= 2; nodeId++) {
                 servers.add(CohortServer.start(ServerConfig.of(settings(dir, nodeId, peers))));
             }
+            LOG.info("leader-path warm-up: a throwaway 2-node cluster '{}' (Raft {}) under {}; its lines in this"
+                    + " log, Ratis's warnings included, are about nothing real", CLUSTER_ID,
+                    servers.get(0).node().spec().raftGroupId(0), dir);
             int commits = 0;
-            int leaders = 0;
-            for (int round = 0; round < 2; round++) {
+            for (int round = 0; round < ROUNDS; round++) {
                 CohortServer leader = awaitLeader(servers, giveUp);
-                leaders++;
                 commits += drive(leader.clientPort(), round, giveUp);
-                if (round == 0) {
+                if (round < ROUNDS - 1) {
                     CohortServer other = servers.get(0) == leader ? servers.get(1) : servers.get(0);
                     try {
                         leader.node().transferLeadership(0, other.config().nodeId(), CALL_TIMEOUT_MS)
@@ -159,7 +158,7 @@ final class LeaderPathWarmup {
                     }
                 }
             }
-            return new Outcome(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos), commits, leaders);
+            return new Outcome(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos), commits);
         } finally {
             // The leader first: its stop hands the partition off, as a node's does at SIGTERM.
             servers.sort(Comparator.comparing(server -> !server.node().isLeader(0)));
@@ -330,15 +329,6 @@ final class LeaderPathWarmup {
             }
         } catch (IOException e) {
             LOG.debug("cannot list {}: {}", tempDir, e.toString());
-        }
-    }
-
-    /** {@code dir}, readable by this user only where the file system has POSIX permissions. */
-    private static void createPrivateDirectory(Path dir) throws IOException {
-        if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
-            Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        } else {
-            Files.createDirectory(dir);
         }
     }
 

@@ -54,7 +54,7 @@ import java.util.regex.Pattern;
  *                    for a new cluster (fixed at creation)
  * @param racks       {@code cluster.racks}: node id to rack label, every node or none (fixed at creation)
  * @param leaderWarmupEnabled {@code node.warmup.enabled}: run the leader code once on a throwaway
- *                    in-process cluster after the node serves ({@link LeaderPathWarmup})
+ *                    in-process cluster, beside the node's own start ({@link LeaderPathWarmup})
  */
 public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers, Path dataDir, Path logDir,
                            int partitions, int metricsPort, RaftTuning raftTuning, GroupConfig groupConfig,

@@ -11,6 +11,11 @@ public final class Directories {
     private Directories() {
     }
 
+    /** Creates {@code dir} private to this user (700), as a node's data dir ({@link DataDirPermissions}). */
+    public static void createPrivate(Path dir) throws IOException {
+        DataDirPermissions.makePrivate(dir);
+    }
+
     /** Deletes {@code dir} and everything under it; nothing if it does not exist. */
     public static void deleteRecursively(Path dir) throws IOException {
         if (!Files.exists(dir)) {
