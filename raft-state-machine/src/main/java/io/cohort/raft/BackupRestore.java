@@ -4,11 +4,8 @@ import io.cohort.core.GroupConfig;
 import io.cohort.core.StateLimits;
 import io.cohort.raft.backup.BackupFile;
 import io.cohort.raft.backup.proto.BackupSetting;
-import java.io.BufferedOutputStream;
-import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -19,32 +16,16 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Stream;
-import org.apache.ratis.proto.RaftProtos.LogEntryProto;
-import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
-import org.apache.ratis.protocol.RaftPeer;
-import org.apache.ratis.server.storage.RaftStorage;
-import org.apache.ratis.server.storage.RaftStorageMetadata;
-import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
-import org.apache.ratis.util.MD5FileUtil;
-import org.apache.ratis.util.SizeInBytes;
 
 /**
  * Creates one node's data dir from a backup file, offline (like {@code etcdutl snapshot
  * restore}); run once per node of the new cluster with the same file and peer list.
  *
  * <p>For each partition the node holds (the placement of the new peer list) it writes the Ratis
- * storage a replica would have right after loading that snapshot and purging its log:
- * <ul>
- *   <li>{@code raft/<group>/sm/snapshot.<term>_<index>} (+ {@code .md5}): the backup's snapshot
- *       bytes, unchanged, which {@link PartitionStateMachine} loads at start;</li>
- *   <li>{@code raft/<group>/current/raft-meta}: the snapshot's term, no vote, so the first election
- *       is in a later term than every entry the state holds;</li>
- *   <li>{@code raft/<group>/current/raft-meta.conf}: the Raft configuration (the new peers), as
- *       Ratis writes it when a configuration entry is applied, at the snapshot's index: a group
- *       found on disk takes its peers from this file, not from the node's settings.</li>
- * </ul>
- * The log is empty; Ratis continues it at the snapshot index + 1. Then {@code cluster.properties}
- * is written as a first start would write it. Everything is built in {@code <dir>.restoring} and
+ * storage a replica would have right after loading that snapshot and purging its log
+ * ({@link ReplicaStorage}: the backup's snapshot bytes unchanged, its term, the new peers as the
+ * configuration at its index). Then {@code cluster.properties} is written as a first start would
+ * write it. Everything is built in {@code <dir>.restoring} and
  * renamed into place at the end, so an interrupted restore leaves no half-made data dir.
  *
  * <p>Every node restored from the same file with the same peers and cluster id holds
@@ -116,48 +97,12 @@ public final class BackupRestore {
     private static void writeReplica(BackupFile.Contents backup, BackupFile.Partition partition, ClusterSpec spec,
                                      Path dataDir) throws IOException {
         int p = partition.index();
-        long term = partition.header().getTerm();
-        long index = partition.header().getAppliedIndex();
-        Path groupDir = dataDir.resolve("raft").resolve(spec.raftGroupId(p).getUuid().toString());
-        Files.createDirectories(groupDir);
-        RaftStorage storage = RaftStorage.newBuilder().setDirectory(groupDir.toFile())
-                .setOption(RaftStorage.StartupOption.FORMAT).setStorageFreeSpaceMin(SizeInBytes.valueOf(0)).build();
-        try {
-            storage.initialize();
-            storage.getMetadataFile().persist(RaftStorageMetadata.valueOf(term, null));
-            Path conf = groupDir.resolve("current").resolve("raft-meta.conf");
-            try (OutputStream out = Files.newOutputStream(conf)) {
-                configurationEntry(spec, p, term, index).writeTo(out);
-            }
-            SimpleStateMachineStorage smStorage = new SimpleStateMachineStorage();
-            smStorage.init(storage);
-            Path snapshot = smStorage.getSnapshotFile(term, index).toPath();
-            Files.createDirectories(snapshot.getParent());
-            try (InputStream in = BackupFile.openSnapshot(backup, partition);
-                 FileOutputStream file = new FileOutputStream(snapshot.toFile());
-                 OutputStream out = new BufferedOutputStream(file, 1 << 16)) {
-                in.transferTo(out);
-                out.flush();
-                // Synced before the data dir is renamed into place: a restore that said done is on disk.
-                file.getFD().sync();
-            }
-            MD5FileUtil.computeAndSaveMd5ForFile(snapshot.toFile());
-        } finally {
-            storage.close();
-        }
-        // Ratis's storage lock file is no state; a started node creates its own.
-        Files.deleteIfExists(groupDir.resolve("in_use.lock"));
-    }
-
-    /** The entry Ratis stores in raft-meta.conf: the group's peers, as of the snapshot's index. */
-    static LogEntryProto configurationEntry(ClusterSpec spec, int partition, long term, long index) {
-        RaftConfigurationProto.Builder conf = RaftConfigurationProto.newBuilder();
-        for (int replica : spec.replicas(partition)) {
-            NodeAddress address = spec.peer(replica);
-            conf.addPeers(RaftPeer.newBuilder().setId(address.peerId()).setAddress(address.raftAddress()).build()
-                    .getRaftPeerProto());
-        }
-        return LogEntryProto.newBuilder().setTerm(term).setIndex(index).setConfigurationEntry(conf).build();
+        ReplicaStorage.write(ReplicaStorage.groupDir(dataDir, spec, p), spec, p, partition.header().getTerm(),
+                partition.header().getAppliedIndex(), out -> {
+                    try (InputStream in = BackupFile.openSnapshot(backup, partition)) {
+                        in.transferTo(out);
+                    }
+                });
     }
 
     /** The group settings a backup records ({@code cluster.properties} keys) as the core's config. */

@@ -10,6 +10,7 @@ import io.cohort.raft.net.ConnectionBudget;
 import io.cohort.raft.net.ConnectionLimits;
 import io.cohort.raft.net.RaftPortConnections;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -277,6 +278,11 @@ public final class CohortRaftNode implements AutoCloseable {
                                        RaftPortOptions raftPort, PartitionListener listener, boolean joining)
             throws IOException {
         DataDirPermissions.makePrivate(dataDir);
+        if (!joining && !Files.exists(dataDir.resolve(ClusterMetadata.FILE_NAME))) {
+            // A new cluster: its replicas start from one identical snapshot (NewReplicas), written
+            // before cluster.properties marks the data dir as started.
+            NewReplicas.create(dataDir, nodeId, spec);
+        }
         ClusterMetadata.writeOrVerify(dataDir, nodeId, spec);
         RaftMetaCheck.throwIfAnyEmpty(dataDir);
         if (CommonPoolParallelism.threadPerTask()) {

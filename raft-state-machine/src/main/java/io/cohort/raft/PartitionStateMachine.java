@@ -322,8 +322,9 @@ public final class PartitionStateMachine extends BaseStateMachine {
         }
         shard.restore(loaded.records());
         setLastAppliedTermIndex(snapshot.getTermIndex());
-        LOG.info("partition {}: loaded snapshot {} ({} groups, {} offsets)", partition, snapshot.getTermIndex(),
-                shard.groupCount(), shard.offsetCount());
+        // Not TermIndex's toString: it prints the (0, 0) of a new replica (NewReplicas) as "<PROTO_DEFAULT>".
+        LOG.info("partition {}: loaded snapshot at (t:{}, i:{}) ({} groups, {} offsets)", partition,
+                snapshot.getTerm(), snapshot.getIndex(), shard.groupCount(), shard.offsetCount());
     }
 
     @Override

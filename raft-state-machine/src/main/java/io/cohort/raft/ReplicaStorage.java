@@ -1,0 +1,94 @@
+package io.cohort.raft;
+
+import java.io.BufferedOutputStream;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.server.storage.RaftStorageMetadata;
+import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
+import org.apache.ratis.util.MD5FileUtil;
+import org.apache.ratis.util.SizeInBytes;
+
+/**
+ * Writes the Ratis storage of one replica as it would be right after loading a snapshot and
+ * purging its log, offline (no Raft server runs on it): a restore from a backup
+ * ({@link BackupRestore}) and the replicas of a new cluster ({@link NewReplicas}).
+ * <ul>
+ *   <li>{@code raft/<group>/sm/snapshot.<term>_<index>} (+ {@code .md5}): the snapshot bytes,
+ *       which {@link PartitionStateMachine} loads at start;</li>
+ *   <li>{@code raft/<group>/current/raft-meta}: the snapshot's term, no vote, so the first election
+ *       is in a later term than every entry the state holds;</li>
+ *   <li>{@code raft/<group>/current/raft-meta.conf}: the Raft configuration (the partition's
+ *       replicas), as Ratis writes it when a configuration entry is applied, at the snapshot's
+ *       index: a group found on disk takes its peers from this file, not from the node's settings.</li>
+ * </ul>
+ * The log is empty; Ratis continues it at the snapshot index + 1.
+ */
+final class ReplicaStorage {
+    /** Writes the snapshot file's bytes. */
+    @FunctionalInterface
+    interface SnapshotWriter {
+        void writeTo(OutputStream out) throws IOException;
+    }
+
+    private ReplicaStorage() {
+    }
+
+    /** The directory Ratis keeps {@code partition}'s replica in, under a node's data dir. */
+    static Path groupDir(Path dataDir, ClusterSpec spec, int partition) {
+        return dataDir.resolve("raft").resolve(spec.raftGroupId(partition).getUuid().toString());
+    }
+
+    /**
+     * Writes {@code partition}'s replica into {@code groupDir} (created if missing): the snapshot at
+     * {@code term}/{@code index} from {@code snapshot}, fsynced, and the configuration of the
+     * partition's replicas in {@code spec} at that index.
+     */
+    static void write(Path groupDir, ClusterSpec spec, int partition, long term, long index, SnapshotWriter snapshot)
+            throws IOException {
+        Files.createDirectories(groupDir);
+        RaftStorage storage = RaftStorage.newBuilder().setDirectory(groupDir.toFile())
+                .setOption(RaftStorage.StartupOption.FORMAT).setStorageFreeSpaceMin(SizeInBytes.valueOf(0)).build();
+        try {
+            storage.initialize();
+            storage.getMetadataFile().persist(RaftStorageMetadata.valueOf(term, null));
+            Path conf = groupDir.resolve("current").resolve("raft-meta.conf");
+            try (OutputStream out = Files.newOutputStream(conf)) {
+                configurationEntry(spec, partition, term, index).writeTo(out);
+            }
+            SimpleStateMachineStorage smStorage = new SimpleStateMachineStorage();
+            smStorage.init(storage);
+            Path snapshotFile = smStorage.getSnapshotFile(term, index).toPath();
+            Files.createDirectories(snapshotFile.getParent());
+            try (FileOutputStream file = new FileOutputStream(snapshotFile.toFile());
+                 OutputStream out = new BufferedOutputStream(file, 1 << 16)) {
+                snapshot.writeTo(out);
+                out.flush();
+                // Synced before the replica is used: what the caller reports written is on disk.
+                file.getFD().sync();
+            }
+            MD5FileUtil.computeAndSaveMd5ForFile(snapshotFile.toFile());
+        } finally {
+            storage.close();
+        }
+        // Ratis's storage lock file is no state; a started node creates its own.
+        Files.deleteIfExists(groupDir.resolve("in_use.lock"));
+    }
+
+    /** The entry Ratis stores in raft-meta.conf: the group's peers, as of the snapshot's index. */
+    static LogEntryProto configurationEntry(ClusterSpec spec, int partition, long term, long index) {
+        RaftConfigurationProto.Builder conf = RaftConfigurationProto.newBuilder();
+        for (int replica : spec.replicas(partition)) {
+            NodeAddress address = spec.peer(replica);
+            conf.addPeers(RaftPeer.newBuilder().setId(address.peerId()).setAddress(address.raftAddress()).build()
+                    .getRaftPeerProto());
+        }
+        return LogEntryProto.newBuilder().setTerm(term).setIndex(index).setConfigurationEntry(conf).build();
+    }
+}
