@@ -44,9 +44,6 @@ import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.server.RaftServerConfigKeys;
-import org.apache.ratis.util.SizeInBytes;
-import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,36 +60,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class CohortRaftNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CohortRaftNode.class);
-    /** How often a leader checks whether a partition's preferred node should lead it again. */
-    private static final long LEADER_BALANCE_INTERVAL_MS = 2_000;
-    /**
-     * The preferred node must be within this many entries of the leader's log to be handed
-     * leadership. Ratis refuses every write from the start of a transfer until the transferee is
-     * elected, and the transferee is elected only once it holds the whole log: every entry it lacks
-     * is paid for by the clients. A follower keeping up under load is 0-2 entries behind.
-     */
-    private static final long LEADER_BALANCE_MAX_LAG_ENTRIES = 16;
-    private static final long LEADER_TRANSFER_TIMEOUT_MS = 3_000;
-    /**
-     * A leader refusing writes as "stepping down" this long while no transfer it was asked for
-     * awaits its reply was left so by Ratis ({@link StuckStepDownWatch}).
-     */
-    private static final long STUCK_STEP_DOWN_MS = 3_000;
-    /**
-     * How long a leader's appender waits before its next send to a follower after N errors in a
-     * row: 1 ms for the first 10, then 100 ms. Ratis's default ("1ms,10, 1s,20, 5s,1000") waits 1 s
-     * and then 5 s, and counts every INCONSISTENCY reply (the normal search for a restarted
-     * follower's match index) as an error, so a restarted follower stayed behind for seconds (scale
-     * benchmark, restart to caught up: 7.0-7.8 s with the default, 5.6 s with this). 10 connection
-     * attempts per second to a dead peer cost nothing here.
-     */
-    private static final String APPENDER_ERROR_RETRY_POLICY = "1ms,10, 100ms,1000000";
     /** How often overdue proposals are answered: the proposal timeout holds to within this. */
     private static final long PROPOSAL_EXPIRY_INTERVAL_MS = 100;
     /** How often partition 0's configuration is read for membership changes (the view, guard, cache). */
     private static final long MEMBERSHIP_REFRESH_INTERVAL_MS = 500;
-    /** How long a peer being added may stay silent before Ratis fails the change (NOPROGRESS). */
-    private static final long STAGING_TIMEOUT_MS = 30_000;
     /** How often every replica is checked to be still open (see {@link StorageWatch}). */
     private static final long REPLICA_CHECK_INTERVAL_MS = 1_000;
 
@@ -127,12 +98,6 @@ public final class CohortRaftNode implements AutoCloseable {
     private final Proposer[] proposers;
     private final LeaderTimers[] timers;
     private final AtomicIntegerArray leaders;
-    private final java.util.concurrent.atomic.AtomicLongArray leaderReadySinceMs;
-    private final java.util.concurrent.atomic.AtomicIntegerArray transfersInFlight;
-    /** Per partition: transfers (any caller's) whose Ratis reply has not come yet. */
-    private final AtomicIntegerArray transfersAwaitingReply;
-    /** Per partition: since when (ms) the preferred node has been seen caught up, or -1. */
-    private final java.util.concurrent.atomic.AtomicLongArray preferredCaughtUpSinceMs;
     private final ScheduledExecutorService timerScheduler;
     /** Wakes proposers whose linger ran out; its own thread, so group timers never delay a commit. */
     private final ScheduledExecutorService lingerTimer;
@@ -141,7 +106,7 @@ public final class CohortRaftNode implements AutoCloseable {
     private final RaftTls raftTls;
     private final RaftServer server;
     private final StorageWatch storageWatch;
-    private final StuckStepDownWatch stuckStepDowns;
+    private final LeaderBalancer leaderBalancer;
     private final ConnectionBudget raftConnections;
     /** The Raft port's bounds and I/O threads; null when connections are unbounded. */
     private final RaftPortConnections raftPortConnections;
@@ -179,17 +144,9 @@ public final class CohortRaftNode implements AutoCloseable {
         this.proposers = new Proposer[partitions];
         this.timers = new LeaderTimers[partitions];
         this.leaders = new AtomicIntegerArray(partitions);
-        this.leaderReadySinceMs = new java.util.concurrent.atomic.AtomicLongArray(partitions);
-        this.transfersInFlight = new AtomicIntegerArray(partitions);
-        this.transfersAwaitingReply = new AtomicIntegerArray(partitions);
-        this.preferredCaughtUpSinceMs = new java.util.concurrent.atomic.AtomicLongArray(partitions);
-        for (int p = 0; p < partitions; p++) {
-            preferredCaughtUpSinceMs.set(p, -1);
-        }
         this.timerScheduler = daemonScheduler("cohort-timers-n" + nodeId);
         this.lingerTimer = daemonScheduler("cohort-batch-linger-n" + nodeId);
         this.storageWatch = new StorageWatch(nodeId, this::onStorageFailure);
-        this.stuckStepDowns = new StuckStepDownWatch(nodeId, partitions, STUCK_STEP_DOWN_MS);
         PartitionStateMachine.Hooks hooks = new Hooks();
         for (int p = 0; p < partitions; p++) {
             leaders.set(p, -1);
@@ -203,7 +160,8 @@ public final class CohortRaftNode implements AutoCloseable {
         this.raftTls = RaftTls.open(raftPort.tls());
         this.raftPortGuard = new RaftPortGuard(spec.peers(), raftTls != null);
         this.changes = new MembershipChanges(this);
-        RaftProperties properties = raftProperties(dataDir, spec.peer(nodeId), tuning);
+        this.leaderBalancer = new LeaderBalancer(this, tuning, partitions);
+        RaftProperties properties = RaftServerProperties.of(dataDir, spec.peer(nodeId), tuning);
         Parameters parameters = new Parameters();
         // One customizer slot in Ratis: the connection bounds, then the guard, on every server it builds.
         ConnectionLimits connectionLimits = raftPort.connectionLimits();
@@ -298,8 +256,8 @@ public final class CohortRaftNode implements AutoCloseable {
                 MEMBERSHIP_REFRESH_INTERVAL_MS, TimeUnit.MILLISECONDS);
         // What the start created under a permissive umask (cluster.properties, new replicas' dirs).
         DataDirPermissions.makePrivate(dataDir);
-        node.timerScheduler.scheduleWithFixedDelay(node::balanceLeaders, LEADER_BALANCE_INTERVAL_MS,
-                LEADER_BALANCE_INTERVAL_MS, TimeUnit.MILLISECONDS);
+        node.timerScheduler.scheduleWithFixedDelay(node.leaderBalancer::run, LeaderBalancer.INTERVAL_MS,
+                LeaderBalancer.INTERVAL_MS, TimeUnit.MILLISECONDS);
         node.timerScheduler.scheduleWithFixedDelay(node::expireOverdueProposals, PROPOSAL_EXPIRY_INTERVAL_MS,
                 PROPOSAL_EXPIRY_INTERVAL_MS, TimeUnit.MILLISECONDS);
         node.timerScheduler.scheduleWithFixedDelay(
@@ -320,61 +278,12 @@ public final class CohortRaftNode implements AutoCloseable {
         });
     }
 
-    static RaftProperties raftProperties(Path dataDir, NodeAddress self, RaftTuning tuning) {
-        RaftProperties properties = new RaftProperties();
-        RaftServerConfigKeys.setStorageDir(properties, List.of(dataDir.resolve("raft").toFile()));
-        GrpcConfigKeys.Server.setHost(properties, self.host());
-        GrpcConfigKeys.Server.setPort(properties, self.raftPort());
-        RaftServerConfigKeys.Rpc.setTimeoutMin(properties, millis(tuning.electionTimeoutMinMs()));
-        RaftServerConfigKeys.Rpc.setTimeoutMax(properties, millis(tuning.electionTimeoutMaxMs()));
-        RaftServerConfigKeys.Rpc.setRequestTimeout(properties, millis(tuning.rpcRequestTimeoutMs()));
-        RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(properties, millis(tuning.leaderStepDownWaitMs()));
-        RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(properties, true);
-        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(properties, tuning.snapshotEveryEntries());
-        RaftServerConfigKeys.Snapshot.setRetentionFileNum(properties, tuning.snapshotRetentionFiles());
-        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(properties, true);
-        // Purge at every snapshot (Ratis waits for 1,024 entries past the last purge): the same
-        // in production (a snapshot every 10,000 entries), and tests with small snapshot
-        // intervals really purge, so followers behind the log really get snapshots installed.
-        RaftServerConfigKeys.Log.setPurgeGap(properties, (int) Math.max(1, Math.min(1_024, tuning.snapshotEveryEntries())));
-        RaftServerConfigKeys.Log.setLogMetadataEnabled(properties, tuning.logMetadataEnabled());
-        // Off (raft.log.fsync.before.ack=false): written to the OS before the acknowledgement, the
-        // fsync follows in the background (RaftTuning#fsyncBeforeAck says what that risks).
-        RaftServerConfigKeys.Log.setUnsafeFlushEnabled(properties, !tuning.fsyncBeforeAck());
-        // Followers append on the AppendEntries thread, before answering. Ratis 3.3.0's default (a
-        // composed append, written later on another thread) lets a vote see the log without a queued
-        // entry, and drops a new leader's entry for an index already queued (indices compared, not
-        // terms) while acknowledging it: a replica then stayed behind for good on a fresh cluster.
-        // docs/OPERATIONS.md, "Raft settings" (follower append); no measurable cost (BENCHMARKS.md).
-        RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(properties, false);
-        RaftServerConfigKeys.Log.Appender.setWaitTimeMin(properties, millis(tuning.appenderWaitMinMs()));
-        RaftServerConfigKeys.Log.Appender.setRetryPolicy(properties, APPENDER_ERROR_RETRY_POLICY);
-        RaftServerConfigKeys.Log.setSegmentSizeMax(properties, SizeInBytes.valueOf(tuning.segmentSizeMaxBytes()));
-        RaftServerConfigKeys.Log.setPreallocatedSize(properties, SizeInBytes.valueOf(tuning.preallocatedBytes()));
-        RaftServerConfigKeys.Log.setWriteBufferSize(properties, SizeInBytes.valueOf(tuning.writeBufferBytes()));
-        // One log entry (a whole batch) must fit the write buffer: 4 bytes of length, 4 of checksum.
-        RaftServerConfigKeys.Log.Appender.setBufferByteLimit(properties,
-                SizeInBytes.valueOf(tuning.writeBufferBytes() - 8));
-        // A node being added (add-node) is staged until it answers and catches up; Ratis's default
-        // gives up after 3 election timeouts without an answer (NOPROGRESS), which a freshly started
-        // JVM on a loaded machine missed. Our own catch-up wait has its own limit.
-        RaftServerConfigKeys.setStagingTimeout(properties, millis(STAGING_TIMEOUT_MS));
-        RaftServerConfigKeys.Read.setOption(properties, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
-        RaftServerConfigKeys.Read.setLeaderLeaseEnabled(properties, tuning.leaderLeaseEnabled());
-        RaftServerConfigKeys.Read.setTimeout(properties, millis(tuning.readTimeoutMs()));
-        return properties;
-    }
-
-    private static TimeDuration millis(long ms) {
-        return TimeDuration.valueOf(ms, TimeUnit.MILLISECONDS);
-    }
-
     /**
      * The Raft group of {@code partition}. Every peer has the same priority: with Ratis priorities a
      * higher-priority peer vetoes other candidates' pre-votes, and we saw a partition stay leaderless
      * for minutes while the preferred peer could not reach the others; and Ratis refuses to transfer
      * leadership to a peer that is not of the highest priority, which would block the SIGTERM
-     * hand-off. Leaders are spread by {@link #balanceLeaders()} with transferLeadership instead.
+     * hand-off. Leaders are spread by {@link LeaderBalancer} with transferLeadership instead.
      */
     RaftGroup raftGroup(int partition) {
         List<RaftPeer> peers = new ArrayList<>();
@@ -386,83 +295,6 @@ public final class CohortRaftNode implements AutoCloseable {
                     .build());
         }
         return RaftGroup.valueOf(spec.raftGroupId(partition), peers);
-    }
-
-    /**
-     * Moves each partition this node leads, but should not, to its preferred node (the first of its
-     * replicas, {@link ClusterSpec#preferredLeader}),
-     * so leadership is spread and returns after a restart. Runs every
-     * {@value #LEADER_BALANCE_INTERVAL_MS} ms on the timer thread. A partition is handed over once
-     * this node has held it {@code leaderBalanceHoldMs} since its election and the preferred node has
-     * been caught up (at most {@value #LEADER_BALANCE_MAX_LAG_ENTRIES} entries behind, heard from
-     * within an election timeout) at every check for {@code leaderBalanceHoldMs}: a node back from a
-     * restart first replays and applies its log as a follower. Handed over sooner, it held writes up
-     * while it caught up and then applied its backlog before it could serve (1.0-2.9 s without
-     * commits at every restart, failover benchmark). With {@link RaftTuning#leaderRebalanceEnabled}
-     * off nothing is handed over (a Ratis leader stuck stepping down is still cleared).
-     */
-    private void balanceLeaders() {
-        try {
-            long nowMs = System.currentTimeMillis();
-            for (int p = 0; p < spec.partitions(); p++) {
-                if (!hosts(p)) {
-                    continue;
-                }
-                clearStuckStepDown(p, nowMs);
-                int preferred = spec.preferredLeader(p);
-                if (!tuning.leaderRebalanceEnabled() || preferred == nodeId || !isLeaderReady(p)
-                        || !membership.isVoter(preferred) || changes.inProgress()) {
-                    preferredCaughtUpSinceMs.set(p, -1);
-                    continue;
-                }
-                if (transfersInFlight.get(p) != 0) {
-                    continue;
-                }
-                boolean caughtUp = status(p).replicas().stream().anyMatch(replica -> replica.nodeId() == preferred
-                        && replica.lagEntries() <= LEADER_BALANCE_MAX_LAG_ENTRIES
-                        && replica.lastRpcElapsedMs() < tuning.electionTimeoutMinMs());
-                if (!caughtUp) {
-                    preferredCaughtUpSinceMs.set(p, -1);
-                    continue;
-                }
-                preferredCaughtUpSinceMs.compareAndSet(p, -1, nowMs);
-                if (nowMs - leaderReadySinceMs.get(p) >= tuning.leaderBalanceHoldMs()
-                        && nowMs - preferredCaughtUpSinceMs.get(p) >= tuning.leaderBalanceHoldMs()) {
-                    handOver(p, preferred);
-                }
-            }
-        } catch (RuntimeException e) {
-            LOG.warn("node {}: leader balancing failed", nodeId, e);
-        }
-    }
-
-    /** See {@link StuckStepDownWatch}: a leader Ratis left stepping down is stepped down for real. */
-    private void clearStuckStepDown(int partition, long nowMs) {
-        try {
-            RaftServer.Division division = division(partition);
-            if (!division.getInfo().isLeader() || transfersAwaitingReply.get(partition) != 0) {
-                stuckStepDowns.reset(partition);
-                return;
-            }
-            if (stuckStepDowns.isStuck(partition, division, nowMs)) {
-                server.transferLeadershipAsync(new TransferLeadershipRequest(clientId, selfId,
-                        spec.raftGroupId(partition), adminCallIds.incrementAndGet(), null, LEADER_TRANSFER_TIMEOUT_MS));
-            }
-        } catch (IOException e) {
-            LOG.debug("node {}: partition {}: {}", nodeId, partition, e.toString());
-        }
-    }
-
-    private void handOver(int partition, int target) {
-        transfersInFlight.set(partition, 1);
-        LOG.info("node {}: handing partition {} to its preferred leader {}", nodeId, partition, target);
-        transferLeadership(partition, target, LEADER_TRANSFER_TIMEOUT_MS).whenComplete((reply, error) -> {
-            transfersInFlight.set(partition, 0);
-            if (error != null || (reply != null && !reply.isSuccess())) {
-                LOG.info("node {}: partition {} stays here for now: {}", nodeId, partition,
-                        error != null ? error.toString() : reply.getException());
-            }
-        });
     }
 
     private void addMissingGroups() throws IOException {
@@ -741,7 +573,7 @@ public final class CohortRaftNode implements AutoCloseable {
         return leader;
     }
 
-    private RaftServer.Division division(int partition) throws IOException {
+    RaftServer.Division division(int partition) throws IOException {
         return server.getDivision(spec.raftGroupId(partition));
     }
 
@@ -961,16 +793,15 @@ public final class CohortRaftNode implements AutoCloseable {
 
     /** Asks the leader of {@code partition} (this node) to hand leadership to {@code targetNodeId}. */
     public CompletableFuture<RaftClientReply> transferLeadership(int partition, int targetNodeId, long timeoutMs) {
-        TransferLeadershipRequest request = new TransferLeadershipRequest(clientId, selfId, spec.raftGroupId(partition),
-                adminCallIds.incrementAndGet(), RaftPeerId.valueOf(spec.peer(targetNodeId).peerId()), timeoutMs);
-        transfersAwaitingReply.incrementAndGet(partition);
-        try {
-            return server.transferLeadershipAsync(request)
-                    .whenComplete((reply, error) -> transfersAwaitingReply.decrementAndGet(partition));
-        } catch (IOException e) {
-            transfersAwaitingReply.decrementAndGet(partition);
-            return CompletableFuture.failedFuture(e);
-        }
+        return leaderBalancer.transfer(partition, targetNodeId, timeoutMs);
+    }
+
+    /** Ratis's transfer of {@code partition} to {@code targetNodeId}, or to any other replica with -1. */
+    CompletableFuture<RaftClientReply> requestTransfer(int partition, int targetNodeId, long timeoutMs)
+            throws IOException {
+        RaftPeerId target = targetNodeId < 0 ? null : RaftPeerId.valueOf(spec.peer(targetNodeId).peerId());
+        return server.transferLeadershipAsync(new TransferLeadershipRequest(clientId, selfId,
+                spec.raftGroupId(partition), adminCallIds.incrementAndGet(), target, timeoutMs));
     }
 
     /** This node's view of one partition (for ClusterStatus and tests). */
@@ -1148,7 +979,7 @@ public final class CohortRaftNode implements AutoCloseable {
 
         @Override
         public void onLeaderReady(int partition) {
-            leaderReadySinceMs.set(partition, System.currentTimeMillis());
+            leaderBalancer.onLeaderReady(partition, System.currentTimeMillis());
             // Arm every timer the replicated state implies; members get a fresh session to find us.
             timers[partition].activate(stateMachines[partition].shard().onLeaderReady(System.currentTimeMillis()));
             LOG.info("node {}: leader-ready for partition {}", nodeId, partition);

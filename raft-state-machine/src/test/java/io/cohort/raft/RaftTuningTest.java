@@ -14,14 +14,14 @@ class RaftTuningTest {
         NodeAddress self = new NodeAddress(1, "127.0.0.1", 7201, 7101);
         assertThat(RaftTuning.defaults().fsyncBeforeAck()).isTrue();
         assertThat(RaftServerConfigKeys.Log.unsafeFlushEnabled(
-                CohortRaftNode.raftProperties(Path.of("data"), self, RaftTuning.defaults()))).isFalse();
+                RaftServerProperties.of(Path.of("data"), self, RaftTuning.defaults()))).isFalse();
 
         RaftTuning unsynced = RaftTuning.builder().fsyncBeforeAck(false).build();
         assertThat(RaftServerConfigKeys.Log.unsafeFlushEnabled(
-                CohortRaftNode.raftProperties(Path.of("data"), self, unsynced))).isTrue();
+                RaftServerProperties.of(Path.of("data"), self, unsynced))).isTrue();
         // Ratis refuses both at once; the unsafe flush is the one that writes to the OS before acknowledging.
         assertThat(RaftServerConfigKeys.Log.asyncFlushEnabled(
-                CohortRaftNode.raftProperties(Path.of("data"), self, unsynced))).isFalse();
+                RaftServerProperties.of(Path.of("data"), self, unsynced))).isFalse();
     }
 
     /**
@@ -37,7 +37,7 @@ class RaftTuningTest {
         for (RaftTuning tuning : new RaftTuning[] {RaftTuning.defaults(),
                 RaftTuning.builder().fsyncBeforeAck(false).logMetadataEnabled(true).build()}) {
             assertThat(RaftServerConfigKeys.Log.appendEntriesComposeEnabled(
-                    CohortRaftNode.raftProperties(Path.of("data"), self, tuning))).isFalse();
+                    RaftServerProperties.of(Path.of("data"), self, tuning))).isFalse();
         }
     }
 
