@@ -68,23 +68,6 @@ public final class CohortRaftNode implements AutoCloseable {
     private static final long REPLICA_CHECK_INTERVAL_MS = 1_000;
 
     private final int nodeId;
-    /** The spec this node started with: its members are the initial ones, or the last cached. */
-    private final ClusterSpec initialSpec;
-    /** The spec over the current members ({@link Membership}): follows partition 0's configuration. */
-    private volatile ClusterSpec spec;
-    private volatile Membership membership;
-    /** Whether this node was seen in the membership: only a former member can be removed. */
-    private volatile boolean wasMember;
-    /** Set once partition 0's configuration no longer lists this node: it serves nothing since. */
-    private volatile boolean removed;
-    /** Since when (ms) partition 0's configuration has not listed this former member, or -1. */
-    private long notMemberSinceMs = -1;
-    /**
-     * The log index of the newest configuration of partition 0 seen listing this node (-1: the
-     * initial one). Only a newer configuration without it is a removal: one at or below this index
-     * is this replica's configuration going back (a truncated log), not a decision of the cluster.
-     */
-    private volatile long lastMemberConfIndex = -1;
     /** Started with the join option: its replicas start with an empty configuration and wait. */
     private final boolean joining;
     private final Path dataDir;
@@ -111,31 +94,15 @@ public final class CohortRaftNode implements AutoCloseable {
     /** The Raft port's bounds and I/O threads; null when connections are unbounded. */
     private final RaftPortConnections raftPortConnections;
     private final MembershipChanges changes;
+    private final MembershipView view;
 
     private CohortRaftNode(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning, RaftPortOptions raftPort,
                            PartitionListener listener, boolean joining) throws IOException {
         this.nodeId = nodeId;
-        this.initialSpec = spec;
         this.joining = joining;
         this.dataDir = dataDir;
-        MembershipCache.Cached cached = MembershipCache.read(dataDir).orElse(null);
-        if (cached != null && !cached.membership().voters().isEmpty()) {
-            // Members added since the cluster was created: known before partition 0's configuration loads.
-            List<NodeAddress> members = new ArrayList<>(cached.membership().all());
-            if (members.stream().noneMatch(m -> m.nodeId() == nodeId)) {
-                members.add(spec.peer(nodeId));
-            }
-            this.membership = cached.membership();
-            this.removed = cached.removed();
-            this.wasMember = cached.membership().contains(nodeId);
-            this.lastMemberConfIndex = wasMember ? cached.membership().confIndex() : -1;
-            this.spec = spec.withMembers(members);
-        } else {
-            this.membership = Membership.initial(spec.peers());
-            this.wasMember = !joining;
-            this.spec = spec;
-        }
-        spec = this.spec;
+        this.view = new MembershipView(nodeId, spec, dataDir, tuning, joining);
+        spec = view.spec();
         this.tuning = tuning;
         this.listener = listener;
         this.selfId = RaftPeerId.valueOf(spec.peer(nodeId).peerId());
@@ -186,7 +153,7 @@ public final class CohortRaftNode implements AutoCloseable {
                     Integer partition = partitionByGroup.get(groupId);
                     if (partition == null) {
                         throw new IllegalStateException("Raft group " + groupId + " is not a partition of cluster "
-                                + initialSpec.clusterId());
+                                + view.initialSpec().clusterId());
                     }
                     return stateMachines[partition];
                 })
@@ -287,25 +254,25 @@ public final class CohortRaftNode implements AutoCloseable {
      */
     RaftGroup raftGroup(int partition) {
         List<RaftPeer> peers = new ArrayList<>();
-        for (int replica : spec.replicas(partition)) {
-            NodeAddress address = spec.peer(replica);
+        for (int replica : spec().replicas(partition)) {
+            NodeAddress address = spec().peer(replica);
             peers.add(RaftPeer.newBuilder()
                     .setId(address.peerId())
                     .setAddress(address.raftAddress())
                     .build());
         }
-        return RaftGroup.valueOf(spec.raftGroupId(partition), peers);
+        return RaftGroup.valueOf(spec().raftGroupId(partition), peers);
     }
 
     private void addMissingGroups() throws IOException {
         Set<RaftGroupId> existing = new HashSet<>();
         server.getGroupIds().forEach(existing::add);
-        for (int p = 0; p < spec.partitions(); p++) {
-            if (!hosts(p) || existing.contains(spec.raftGroupId(p))) {
+        for (int p = 0; p < spec().partitions(); p++) {
+            if (!hosts(p) || existing.contains(spec().raftGroupId(p))) {
                 continue;
             }
             // A joining replica knows no configuration: the leader's add-node gives it one.
-            RaftGroup group = joining ? RaftGroup.valueOf(spec.raftGroupId(p), List.of()) : raftGroup(p);
+            RaftGroup group = joining ? RaftGroup.valueOf(spec().raftGroupId(p), List.of()) : raftGroup(p);
             if (joining) {
                 LOG.info("node {}: joining: replica of partition {} created empty, waiting to be added", nodeId, p);
             }
@@ -323,7 +290,7 @@ public final class CohortRaftNode implements AutoCloseable {
 
     /** The current members as partition 0's configuration lists them (refreshed every 500 ms). */
     public Membership membership() {
-        return membership;
+        return view.membership();
     }
 
     /**
@@ -334,7 +301,7 @@ public final class CohortRaftNode implements AutoCloseable {
      */
     public Membership membershipNow() {
         refreshMembership();
-        return membership;
+        return view.membership();
     }
 
     /** Add-node and remove-node, run on partition 0's leader. */
@@ -344,13 +311,12 @@ public final class CohortRaftNode implements AutoCloseable {
 
     /** Whether this node was removed from the cluster (it serves nothing; its data can be deleted). */
     public boolean removedFromCluster() {
-        return removed;
+        return view.removed();
     }
 
     /**
-     * Reads partition 0's configuration (the membership) and, if it changed, updates the spec the
-     * node routes with, the Raft port guard and the cache. An empty configuration (a joining node
-     * not added yet) changes nothing.
+     * Reads partition 0's configuration (the membership) into the {@link MembershipView}: the spec
+     * the node routes with, the Raft port guard and the cache follow a change.
      */
     synchronized void refreshMembership() {
         try {
@@ -363,96 +329,16 @@ public final class CohortRaftNode implements AutoCloseable {
             } catch (IOException e) {
                 return;
             }
-            Membership current = membership;
-            Membership read = Membership.of(division.getRaftConf(), id -> current.member(id)
-                    .or(() -> initialSpec.hasPeer(id) ? Optional.of(initialSpec.peer(id)) : Optional.empty()));
-            if (read.voters().isEmpty()) {
-                return;
-            }
-            boolean member = read.contains(nodeId);
-            if (member) {
-                wasMember = true;
-                lastMemberConfIndex = Math.max(lastMemberConfIndex, read.confIndex());
-            }
-            if (!read.equals(current)) {
-                membership = read;
-                List<NodeAddress> members = new ArrayList<>(read.all());
-                if (!member) {
-                    members.add(initialSpec.peer(nodeId));
-                }
-                spec = initialSpec.withMembers(members);
-                raftPortGuard.updatePeers(members);
-                MembershipCache.write(dataDir, read, removed);
-                LOG.info("node {}: membership of cluster {} at configuration index {}: {}", nodeId,
-                        spec.clusterId(), read.confIndex(), read.describe());
-            }
-            // A configuration without this node (after it was a member) means removed once it has
-            // stayed so for two election timeouts: Ratis does not always close a removed replica (one
-            // that saw the joint configuration waits as a follower), and a replica being caught up
-            // may replay an older configuration without itself only briefly, before its own.
-            long nowMs = System.currentTimeMillis();
-            if (member || !wasMember) {
-                notMemberSinceMs = -1;
-            } else if (notMemberSinceMs < 0) {
-                notMemberSinceMs = nowMs;
-            }
-            if (wasMember && newerConfigurationLeavesOut(nodeId, lastMemberConfIndex, read)
-                    && (!division.getInfo().isAlive()
-                    || nowMs - notMemberSinceMs > 2L * tuning.electionTimeoutMaxMs())) {
-                markRemoved("partition 0's configuration (index " + read.confIndex() + ") no longer lists it");
-            }
+            view.refresh(division.getRaftConf(), division.getInfo().isAlive(), raftPortGuard::updatePeers);
         } catch (RuntimeException e) {
             LOG.warn("node {}: reading the membership failed", nodeId, e);
         }
     }
 
-    /**
-     * Whether Ratis closing this node's replica of partition 0 (alone, not the whole server) means
-     * the cluster removed the node. It does for a node never seen as a member (a joining node whose
-     * add was undone); when the replica's configuration still lists the node (the leader answered
-     * its vote request "you were removed", from a configuration this replica never received); and
-     * when a configuration newer than the last one listing the node leaves it out. It does not when
-     * the configuration that leaves the node out is at or below that index, or empty: the replica's
-     * log went back (Ratis truncated it below entries it had), and Ratis shut the replica down for
-     * not finding itself in what remained. Seen once (RollingRestartIT): a leader's log appender
-     * failed an internal assertion and restarted from an old index. Taking that for a removal left
-     * a voter that refused to serve until its data was deleted.
-     */
-    static boolean closedReplicaMeansRemoval(int nodeId, boolean wasMember, long lastMemberConfIndex,
-                                             Membership replicaConf) {
-        if (!wasMember) {
-            return true;
-        }
-        if (replicaConf == null || replicaConf.voters().isEmpty()) {
-            return false;
-        }
-        return replicaConf.contains(nodeId) || newerConfigurationLeavesOut(nodeId, lastMemberConfIndex, replicaConf);
-    }
-
-    /**
-     * Whether {@code conf} is a decision of the cluster to remove this node: it does not list the
-     * node and is newer than {@code lastMemberConfIndex}, the newest configuration seen listing it.
-     * One at or below that index without the node is this replica's log going back, not a removal.
-     */
-    static boolean newerConfigurationLeavesOut(int nodeId, long lastMemberConfIndex, Membership conf) {
-        return !conf.contains(nodeId) && conf.confIndex() > lastMemberConfIndex;
-    }
-
-    private void markRemoved(String why) {
-        if (removed) {
-            return;
-        }
-        removed = true;
-        MembershipCache.write(dataDir, membership, true);
-        LOG.warn("node {} was removed from cluster {} ({}): it serves no client call any more; stop it and "
-                + "delete its data dir {}", nodeId, spec.clusterId(), why, dataDir);
-    }
-
     /** The configuration of {@code partition}'s group as this replica knows it (empty if it holds none). */
     Optional<Membership> groupMembership(int partition) {
         try {
-            return Optional.of(Membership.of(division(partition).getRaftConf(), id -> membership.member(id)
-                    .or(() -> initialSpec.hasPeer(id) ? Optional.of(initialSpec.peer(id)) : Optional.empty())));
+            return Optional.of(view.membershipOf(division(partition).getRaftConf()));
         } catch (IOException e) {
             return Optional.empty();
         }
@@ -480,7 +366,7 @@ public final class CohortRaftNode implements AutoCloseable {
                             .setListenersInNewConf(listeners.stream().map(peerOf).toList())
                             .build();
             return server.setConfigurationAsync(new org.apache.ratis.protocol.SetConfigurationRequest(clientId,
-                    selfId, spec.raftGroupId(partition), adminCallIds.incrementAndGet(), arguments));
+                    selfId, spec().raftGroupId(partition), adminCallIds.incrementAndGet(), arguments));
         } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -496,7 +382,7 @@ public final class CohortRaftNode implements AutoCloseable {
     }
 
     public ClusterSpec spec() {
-        return spec;
+        return view.spec();
     }
 
     /**
@@ -504,20 +390,20 @@ public final class CohortRaftNode implements AutoCloseable {
      * factor as created (capped at the member count), not the current spec's, which a shrink capped.
      */
     ClusterSpec specWithMembers(List<NodeAddress> members) {
-        return initialSpec.withMembers(members);
+        return view.initialSpec().withMembers(members);
     }
 
     /** {@code offsets.replication.factor} as the cluster was created (the current spec's is capped at the members). */
     public int createdReplicationFactor() {
-        return initialSpec.replicationFactor();
+        return view.initialSpec().replicationFactor();
     }
 
     public int partitions() {
-        return spec.partitions();
+        return spec().partitions();
     }
 
     public int partitionFor(String groupId) {
-        return PartitionFunction.partitionFor(groupId, spec.partitions());
+        return PartitionFunction.partitionFor(groupId, spec().partitions());
     }
 
     /** Whether this node holds a replica of {@code partition}. */
@@ -554,7 +440,7 @@ public final class CohortRaftNode implements AutoCloseable {
      * not hold: the leader its replicas last named ({@link #learnRemoteLeader}).
      */
     public int leaderOf(int partition) {
-        if (removed) {
+        if (view.removed()) {
             return -1;
         }
         int leader = leaders.get(partition);
@@ -574,7 +460,7 @@ public final class CohortRaftNode implements AutoCloseable {
     }
 
     RaftServer.Division division(int partition) throws IOException {
-        return server.getDivision(spec.raftGroupId(partition));
+        return server.getDivision(spec().raftGroupId(partition));
     }
 
     /** Whether this node leads {@code partition} and has applied its term's first entry. */
@@ -640,9 +526,9 @@ public final class CohortRaftNode implements AutoCloseable {
     }
 
     private ProposalException refuseUnlessLeaderReady(int partition) {
-        if (removed) {
+        if (view.removed()) {
             return new ProposalException(ProposalException.Kind.NOT_LEADER, -1, "node " + nodeId
-                    + " was removed from cluster " + spec.clusterId() + " and serves nothing; its data can be deleted",
+                    + " was removed from cluster " + spec().clusterId() + " and serves nothing; its data can be deleted",
                     null);
         }
         if (!isLeader(partition)) {
@@ -699,7 +585,7 @@ public final class CohortRaftNode implements AutoCloseable {
         RaftClientRequest request = RaftClientRequest.newBuilder()
                 .setClientId(clientId)
                 .setServerId(selfId)
-                .setGroupId(spec.raftGroupId(partition))
+                .setGroupId(spec().raftGroupId(partition))
                 .setCallId(adminCallIds.incrementAndGet())
                 .setMessage(message)
                 .setType(RaftClientRequest.readRequestType())
@@ -777,7 +663,7 @@ public final class CohortRaftNode implements AutoCloseable {
         RaftClientRequest request = RaftClientRequest.newBuilder()
                 .setClientId(clientId)
                 .setServerId(selfId)
-                .setGroupId(spec.raftGroupId(partition))
+                .setGroupId(spec().raftGroupId(partition))
                 .setCallId(adminCallIds.incrementAndGet())
                 .setMessage(Message.EMPTY)
                 .setType(RaftClientRequest.watchRequestType(index,
@@ -799,9 +685,9 @@ public final class CohortRaftNode implements AutoCloseable {
     /** Ratis's transfer of {@code partition} to {@code targetNodeId}, or to any other replica with -1. */
     CompletableFuture<RaftClientReply> requestTransfer(int partition, int targetNodeId, long timeoutMs)
             throws IOException {
-        RaftPeerId target = targetNodeId < 0 ? null : RaftPeerId.valueOf(spec.peer(targetNodeId).peerId());
+        RaftPeerId target = targetNodeId < 0 ? null : RaftPeerId.valueOf(spec().peer(targetNodeId).peerId());
         return server.transferLeadershipAsync(new TransferLeadershipRequest(clientId, selfId,
-                spec.raftGroupId(partition), adminCallIds.incrementAndGet(), target, timeoutMs));
+                spec().raftGroupId(partition), adminCallIds.incrementAndGet(), target, timeoutMs));
     }
 
     /** This node's view of one partition (for ClusterStatus and tests). */
@@ -828,12 +714,12 @@ public final class CohortRaftNode implements AutoCloseable {
             PartitionStateMachine stateMachine = hostedStateMachine(partition);
             long snapshotIndex = stateMachine.getLatestSnapshot() == null ? -1
                     : stateMachine.getLatestSnapshot().getIndex();
-            return new PartitionStatus(partition, spec.raftGroupId(partition).getUuid().toString(),
+            return new PartitionStatus(partition, spec().raftGroupId(partition).getUuid().toString(),
                     leaders.get(partition), info.getCurrentTerm(), info.isLeader(), info.isLeaderReady(),
                     division.getRaftLog().getLastCommittedIndex(), info.getLastAppliedIndex(), snapshotIndex,
                     info.getCurrentRole() == RaftPeerRole.LEADER ? replicas : List.of());
         } catch (IOException | ProposalException e) {
-            return new PartitionStatus(partition, spec.raftGroupId(partition).getUuid().toString(),
+            return new PartitionStatus(partition, spec().raftGroupId(partition).getUuid().toString(),
                     hosts(partition) ? -1 : leaders.get(partition), -1, false,
                     false, -1, -1, -1, List.of());
         }
@@ -1006,15 +892,7 @@ public final class CohortRaftNode implements AutoCloseable {
             } catch (RuntimeException e) {
                 now = null;
             }
-            if (closedReplicaMeansRemoval(nodeId, wasMember, lastMemberConfIndex, now)) {
-                markRemoved("Ratis closed its replica of partition 0: not in the configuration");
-            } else {
-                // Not a removal: the storage watch sees a closed replica of a member and stops the node.
-                LOG.error("node {}: Ratis closed its replica of partition 0 although the cluster never removed this "
-                        + "node (the newest configuration listing it is at index {}; the replica's own is now {}): "
-                        + "the replica failed; the node stops and must be restarted", nodeId, lastMemberConfIndex,
-                        now == null ? "unreadable" : "index " + now.confIndex() + ", " + now.describe());
-            }
+            view.onReplicaOfPartitionZeroClosed(now);
         }
 
         @Override

@@ -9,7 +9,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * When Ratis closes a node's replica of partition 0 on its own, is the node removed from the
- * cluster ({@link CohortRaftNode#closedReplicaMeansRemoval})? Node 3 throughout; it was last seen
+ * cluster ({@link MembershipView#closedReplicaMeansRemoval})? Node 3 throughout; it was last seen
  * as a member in the configuration at index 1406 unless a row says otherwise.
  */
 class ClosedReplicaRemovalTest {
@@ -31,7 +31,7 @@ class ClosedReplicaRemovalTest {
     void decides(String description, boolean wasMember, long lastMemberConfIndex, String votersNow, Long indexNow,
                  boolean removal) {
         Membership now = indexNow == null ? null : new Membership(voters(votersNow), List.of(), indexNow);
-        assertThat(CohortRaftNode.closedReplicaMeansRemoval(NODE, wasMember, lastMemberConfIndex, now))
+        assertThat(MembershipView.closedReplicaMeansRemoval(NODE, wasMember, lastMemberConfIndex, now))
                 .as(description).isEqualTo(removal);
     }
 
