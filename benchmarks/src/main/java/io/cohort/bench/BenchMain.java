@@ -436,7 +436,8 @@ public final class BenchMain implements Callable<Integer> {
             default -> "bench-";
         };
         return system.equals("kafka") ? KafkaTarget.start(o, "kafka-" + workload)
-                : CohortTarget.start(o, name + workload, scale ? o.scaleHeap() : "-Xmx512m", Map.of(), system, partitions);
+                : CohortTarget.start(o, name + workload, scale ? o.scaleHeap() : "-Xmx512m",
+                        scale ? ScaleWorkload.nodeSettings(o, partitions) : Map.of(), system, partitions);
     }
 
     private static void runOne(String system, String workload, BenchOptions o, Results results, int partitions) {
