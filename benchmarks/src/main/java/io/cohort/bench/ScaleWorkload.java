@@ -48,7 +48,13 @@ final class ScaleWorkload {
     private static final String TOPIC = "bench-topic";
     private static final Pattern SNAPSHOT_TAKEN = Pattern.compile("partition (\\d+): snapshot at .*?(\\d+) bytes\\)");
     private static final Pattern SNAPSHOT_MS = Pattern.compile("snapshot at .* in (\\d+) ms");
-    private static final Pattern SNAPSHOT_LOADED = Pattern.compile("loaded snapshot");
+    /** A snapshot with entries loaded: not the empty one a new replica starts from (index 0, NewReplicas). */
+    private static final Pattern SNAPSHOT_LOADED = Pattern.compile("loaded snapshot at \\(t:\\d+, i:[1-9]");
+    /**
+     * The node's leader-path warm-up names its throwaway cluster's Raft group: that cluster's lines
+     * (its snapshots, on threads named after the group) share the node's log and are not counted.
+     */
+    private static final Pattern WARMUP_GROUP = Pattern.compile("leader-path warm-up: .*\\(Raft (group-[0-9A-Fa-f]+)\\)");
 
     private ScaleWorkload() {
     }
@@ -278,7 +284,7 @@ final class ScaleWorkload {
         long taken = 0;
         List<Long> durations = new ArrayList<>();
         for (int id : cluster.nodeIds()) {
-            for (String l : logLines(cluster, id)) {
+            for (String l : ownLines(logLines(cluster, id))) {
                 if (SNAPSHOT_TAKEN.matcher(l).find()) {
                     taken++;
                 }
@@ -295,7 +301,19 @@ final class ScaleWorkload {
     }
 
     private static long countLines(ProcessCluster cluster, int id, Pattern pattern) throws IOException {
-        return logLines(cluster, id).stream().filter(l -> pattern.matcher(l).find()).count();
+        return ownLines(logLines(cluster, id)).stream().filter(l -> pattern.matcher(l).find()).count();
+    }
+
+    /** {@code lines} without those of the warm-up's throwaway cluster ({@link #WARMUP_GROUP}). */
+    private static List<String> ownLines(List<String> lines) {
+        List<String> warmupGroups = new ArrayList<>();
+        for (String l : lines) {
+            Matcher m = WARMUP_GROUP.matcher(l);
+            if (m.find()) {
+                warmupGroups.add(m.group(1));
+            }
+        }
+        return lines.stream().filter(l -> warmupGroups.stream().noneMatch(l::contains)).toList();
     }
 
     private static List<String> logLines(ProcessCluster cluster, int id) throws IOException {
