@@ -1067,8 +1067,9 @@ public final class ProcessCluster implements AutoCloseable {
         /**
          * Nodes run the leader-path warm-up at start, as a deployed node does (the default there).
          * Without this call the harness turns it off: it costs each node start about 6 CPU-seconds
-         * (docs/OPERATIONS.md, node.warmup.enabled) on a 2-core machine and changes nothing a correctness test looks at; the tests that measure
-         * or stress restarts (the rolling restart, chaos) turn it on. Passing nothing keeps an older
+         * (docs/OPERATIONS.md, node.warmup.enabled) on a 2-core machine and changes nothing a
+         * correctness test looks at; the tests that measure or stress restarts (the rolling restart,
+         * chaos) turn it on. Passing nothing keeps an older
          * server jar, which does not know the setting, startable.
          */
         public Builder leaderWarmup() {

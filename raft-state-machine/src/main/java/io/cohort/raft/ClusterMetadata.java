@@ -45,6 +45,11 @@ public final class ClusterMetadata {
         }
     }
 
+    /** Whether {@code dataDir} holds the metadata (the node started there before). */
+    public static boolean isWritten(Path dataDir) {
+        return Files.exists(dataDir.resolve(FILE_NAME));
+    }
+
     /**
      * Writes {@code spec} for node {@code nodeId} if the data dir has no metadata yet, else checks it.
      *
@@ -55,7 +60,7 @@ public final class ClusterMetadata {
         Files.createDirectories(dataDir);
         Path file = dataDir.resolve(FILE_NAME);
         Properties expected = toProperties(nodeId, spec);
-        if (!Files.exists(file)) {
+        if (!isWritten(dataDir)) {
             Path temp = dataDir.resolve(FILE_NAME + ".tmp");
             try (Writer out = Files.newBufferedWriter(temp, StandardCharsets.UTF_8)) {
                 for (String key : new java.util.TreeSet<>(expected.stringPropertyNames())) {

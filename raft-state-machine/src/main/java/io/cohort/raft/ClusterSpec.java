@@ -12,6 +12,7 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.stream.Collectors;
 import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
 
 /**
  * What every node of one cluster must agree on, fixed when the cluster is created: its id, the
@@ -139,6 +140,19 @@ public record ClusterSpec(String clusterId, int partitions, List<NodeAddress> pe
 
     public boolean hasPeer(int nodeId) {
         return peers.stream().anyMatch(p -> p.nodeId() == nodeId);
+    }
+
+    /**
+     * The Ratis peers of {@code partition}'s replicas, the preferred leader first, as its group is
+     * created (no client address: members added later carry theirs, {@link Membership#raftPeer}).
+     */
+    public List<RaftPeer> raftPeers(int partition) {
+        List<RaftPeer> peers = new ArrayList<>();
+        for (int replica : replicas(partition)) {
+            NodeAddress address = peer(replica);
+            peers.add(RaftPeer.newBuilder().setId(address.peerId()).setAddress(address.raftAddress()).build());
+        }
+        return peers;
     }
 
     /**

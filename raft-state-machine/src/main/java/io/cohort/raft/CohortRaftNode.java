@@ -10,7 +10,6 @@ import io.cohort.raft.net.ConnectionBudget;
 import io.cohort.raft.net.ConnectionLimits;
 import io.cohort.raft.net.RaftPortConnections;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -203,7 +202,7 @@ public final class CohortRaftNode implements AutoCloseable {
                                        RaftPortOptions raftPort, PartitionListener listener, boolean joining)
             throws IOException {
         DataDirPermissions.makePrivate(dataDir);
-        if (!joining && !Files.exists(dataDir.resolve(ClusterMetadata.FILE_NAME))) {
+        if (!joining && !ClusterMetadata.isWritten(dataDir)) {
             // A new cluster: its replicas start from one identical snapshot (NewReplicas), written
             // before cluster.properties marks the data dir as started.
             NewReplicas.create(dataDir, nodeId, spec);
@@ -253,15 +252,7 @@ public final class CohortRaftNode implements AutoCloseable {
      * hand-off. Leaders are spread by {@link LeaderBalancer} with transferLeadership instead.
      */
     RaftGroup raftGroup(int partition) {
-        List<RaftPeer> peers = new ArrayList<>();
-        for (int replica : spec().replicas(partition)) {
-            NodeAddress address = spec().peer(replica);
-            peers.add(RaftPeer.newBuilder()
-                    .setId(address.peerId())
-                    .setAddress(address.raftAddress())
-                    .build());
-        }
-        return RaftGroup.valueOf(spec().raftGroupId(partition), peers);
+        return RaftGroup.valueOf(spec().raftGroupId(partition), spec().raftPeers(partition));
     }
 
     private void addMissingGroups() throws IOException {
@@ -318,7 +309,7 @@ public final class CohortRaftNode implements AutoCloseable {
      * Reads partition 0's configuration (the membership) into the {@link MembershipView}: the spec
      * the node routes with, the Raft port guard and the cache follow a change.
      */
-    synchronized void refreshMembership() {
+    void refreshMembership() {
         try {
             if (!hosts(0)) {
                 return;

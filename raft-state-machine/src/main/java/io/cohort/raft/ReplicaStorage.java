@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
-import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.server.storage.RaftStorageMetadata;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
@@ -84,11 +83,7 @@ final class ReplicaStorage {
     /** The entry Ratis stores in raft-meta.conf: the group's peers, as of the snapshot's index. */
     static LogEntryProto configurationEntry(ClusterSpec spec, int partition, long term, long index) {
         RaftConfigurationProto.Builder conf = RaftConfigurationProto.newBuilder();
-        for (int replica : spec.replicas(partition)) {
-            NodeAddress address = spec.peer(replica);
-            conf.addPeers(RaftPeer.newBuilder().setId(address.peerId()).setAddress(address.raftAddress()).build()
-                    .getRaftPeerProto());
-        }
+        spec.raftPeers(partition).forEach(peer -> conf.addPeers(peer.getRaftPeerProto()));
         return LogEntryProto.newBuilder().setTerm(term).setIndex(index).setConfigurationEntry(conf).build();
     }
 }
