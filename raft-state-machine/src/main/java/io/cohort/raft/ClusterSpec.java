@@ -117,6 +117,17 @@ public record ClusterSpec(String clusterId, int partitions, List<NodeAddress> pe
         return placement.get(partition);
     }
 
+    /** The partitions {@code nodeId} holds a replica of, ascending. */
+    public List<Integer> partitionsOf(int nodeId) {
+        List<Integer> held = new ArrayList<>();
+        for (int p = 0; p < partitions; p++) {
+            if (hosts(nodeId, p)) {
+                held.add(p);
+            }
+        }
+        return held;
+    }
+
     /** Whether {@code nodeId} holds a replica of {@code partition}. */
     public boolean hosts(int nodeId, int partition) {
         return placement.get(partition).contains(nodeId);

@@ -10,15 +10,14 @@ import io.cohort.raft.net.ConnectionBudget;
 import io.cohort.raft.net.ConnectionLimits;
 import io.cohort.raft.net.RaftPortConnections;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -75,10 +74,10 @@ public final class CohortRaftNode implements AutoCloseable {
     private final RaftPeerId selfId;
     private final ClientId clientId = ClientId.randomId();
     private final AtomicLong adminCallIds = new AtomicLong();
-    private final PartitionStateMachine[] stateMachines;
-    private final Map<RaftGroupId, Integer> partitionByGroup = new ConcurrentHashMap<>();
-    private final Proposer[] proposers;
-    private final LeaderTimers[] timers;
+    private final HostedReplicas replicas;
+    /** Replicas created and released at runtime (replica moves). */
+    private final ReplicaLifecycle lifecycle;
+    private final PartitionStateMachine.Hooks hooks = new Hooks();
     private final AtomicIntegerArray leaders;
     private final ScheduledExecutorService timerScheduler;
     /** Wakes proposers whose linger ran out; its own thread, so group timers never delay a commit. */
@@ -106,22 +105,23 @@ public final class CohortRaftNode implements AutoCloseable {
         this.listener = listener;
         this.selfId = RaftPeerId.valueOf(spec.peer(nodeId).peerId());
         int partitions = spec.partitions();
-        this.stateMachines = new PartitionStateMachine[partitions];
-        this.proposers = new Proposer[partitions];
-        this.timers = new LeaderTimers[partitions];
+        this.replicas = new HostedReplicas(partitions);
+        this.lifecycle = new ReplicaLifecycle(this, replicas);
         this.leaders = new AtomicIntegerArray(partitions);
         this.timerScheduler = daemonScheduler("cohort-timers-n" + nodeId);
         this.lingerTimer = daemonScheduler("cohort-batch-linger-n" + nodeId);
         this.storageWatch = new StorageWatch(nodeId, this::onStorageFailure);
-        PartitionStateMachine.Hooks hooks = new Hooks();
+        PartitionStateMachine[] stateMachines = new PartitionStateMachine[partitions];
         for (int p = 0; p < partitions; p++) {
             leaders.set(p, -1);
-            if (!spec.hosts(nodeId, p)) {
+            // Where the placement puts a replica, and every replica on disk: one a move brought here
+            // (the placement follows it once the change is done) or one a move is taking away.
+            if (!spec.hosts(nodeId, p) && !Files.isDirectory(ReplicaStorage.groupDir(dataDir, spec, p))) {
                 continue;
             }
             stateMachines[p] = new PartitionStateMachine(p, new GroupCoordinatorShard(spec.groupConfig()), hooks,
                     clientId);
-            partitionByGroup.put(spec.raftGroupId(p), p);
+            replicas.registerStateMachine(spec.raftGroupId(p), stateMachines[p]);
         }
         this.raftTls = RaftTls.open(raftPort.tls());
         this.raftPortGuard = new RaftPortGuard(spec.peers(), raftTls != null);
@@ -149,23 +149,26 @@ public final class CohortRaftNode implements AutoCloseable {
                 .setProperties(properties)
                 .setParameters(parameters)
                 .setStateMachineRegistry(groupId -> {
-                    Integer partition = partitionByGroup.get(groupId);
-                    if (partition == null) {
+                    PartitionStateMachine stateMachine = replicas.stateMachineOf(groupId);
+                    if (stateMachine == null) {
                         throw new IllegalStateException("Raft group " + groupId + " is not a partition of cluster "
-                                + view.initialSpec().clusterId());
+                                + view.initialSpec().clusterId() + " held by node " + nodeId);
                     }
-                    return stateMachines[partition];
+                    return stateMachine;
                 })
                 .build();
         for (int p = 0; p < partitions; p++) {
-            if (!spec.hosts(nodeId, p)) {
-                continue;
+            if (stateMachines[p] != null) {
+                replicas.set(p, newReplica(p, stateMachines[p]));
             }
-            final int partition = p;
-            proposers[p] = new Proposer(p, server, spec.raftGroupId(p), selfId, clientId, tuning, lingerTimer,
-                    () -> leaderOf(partition));
-            timers[p] = new LeaderTimers(p, timerScheduler, command -> proposers[partition].submit(command));
         }
+    }
+
+    HostedReplicas.Replica newReplica(int partition, PartitionStateMachine stateMachine) {
+        Proposer proposer = new Proposer(partition, server, spec().raftGroupId(partition), selfId, clientId, tuning,
+                lingerTimer, () -> leaderOf(partition));
+        return new HostedReplicas.Replica(stateMachine, proposer,
+                new LeaderTimers(partition, timerScheduler, proposer::submit));
     }
 
     /**
@@ -208,6 +211,7 @@ public final class CohortRaftNode implements AutoCloseable {
             NewReplicas.create(dataDir, nodeId, spec);
         }
         ClusterMetadata.writeOrVerify(dataDir, nodeId, spec);
+        ReplicaLifecycle.deleteNeverAdded(dataDir, spec, nodeId);
         RaftMetaCheck.throwIfAnyEmpty(dataDir);
         if (CommonPoolParallelism.threadPerTask()) {
             LOG.warn("the common ForkJoinPool has parallelism {}: Ratis will start a thread per append; set -D{}={}",
@@ -219,6 +223,8 @@ public final class CohortRaftNode implements AutoCloseable {
         node.addMissingGroups();
         node.refreshMembership();
         node.timerScheduler.scheduleWithFixedDelay(node::refreshMembership, MEMBERSHIP_REFRESH_INTERVAL_MS,
+                MEMBERSHIP_REFRESH_INTERVAL_MS, TimeUnit.MILLISECONDS);
+        node.timerScheduler.scheduleWithFixedDelay(node::releaseMovedReplicas, MEMBERSHIP_REFRESH_INTERVAL_MS,
                 MEMBERSHIP_REFRESH_INTERVAL_MS, TimeUnit.MILLISECONDS);
         // What the start created under a permissive umask (cluster.properties, new replicas' dirs).
         DataDirPermissions.makePrivate(dataDir);
@@ -262,10 +268,13 @@ public final class CohortRaftNode implements AutoCloseable {
             if (!hosts(p) || existing.contains(spec().raftGroupId(p))) {
                 continue;
             }
-            // A joining replica knows no configuration: the leader's add-node gives it one.
-            RaftGroup group = joining ? RaftGroup.valueOf(spec().raftGroupId(p), List.of()) : raftGroup(p);
-            if (joining) {
-                LOG.info("node {}: joining: replica of partition {} created empty, waiting to be added", nodeId, p);
+            // A joining replica knows no configuration: the leader's add-node gives it one. So does a
+            // replica missing once the members changed (a move to this node that stopped before it
+            // created the replica): its group's leader adds it when the change runs again.
+            boolean waitToBeAdded = joining || !spec().peers().equals(view.initialSpec().peers());
+            RaftGroup group = waitToBeAdded ? RaftGroup.valueOf(spec().raftGroupId(p), List.of()) : raftGroup(p);
+            if (waitToBeAdded) {
+                LOG.info("node {}: replica of partition {} created empty, waiting to be added", nodeId, p);
             }
             RaftClientReply reply = server.groupManagement(GroupManagementRequest.newAdd(clientId, selfId,
                     adminCallIds.incrementAndGet(), group, true));
@@ -324,6 +333,14 @@ public final class CohortRaftNode implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.warn("node {}: reading the membership failed", nodeId, e);
         }
+    }
+
+    /**
+     * The voters of {@code partition}'s group as this node's replica knows them: during a replica
+     * move they differ from the placement ({@link ClusterSpec#replicas}). Empty if it holds none.
+     */
+    public List<Integer> groupVoters(int partition) {
+        return groupMembership(partition).map(Membership::voterIds).orElse(List.of());
     }
 
     /** The configuration of {@code partition}'s group as this replica knows it (empty if it holds none). */
@@ -399,18 +416,84 @@ public final class CohortRaftNode implements AutoCloseable {
 
     /** Whether this node holds a replica of {@code partition}. */
     public boolean hosts(int partition) {
-        return stateMachines[partition] != null;
+        return replicas.hosts(partition);
+    }
+
+    /** Whether this node holds a replica the placement over the current members does not give it. */
+    public boolean holdsUnplacedReplica() {
+        for (int p : hostedPartitions()) {
+            if (!spec().hosts(nodeId, p)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The partitions this node holds a replica of, ascending. */
     public List<Integer> hostedPartitions() {
-        List<Integer> hosted = new ArrayList<>();
-        for (int p = 0; p < stateMachines.length; p++) {
-            if (hosts(p)) {
-                hosted.add(p);
-            }
-        }
-        return hosted;
+        return replicas.hosted();
+    }
+
+    /**
+     * Creates an empty replica of {@code partition} here, to be added to its group by the group's
+     * leader (a replica move; see {@link ReplicaLifecycle#host}). Returns false if this node already
+     * holds one.
+     */
+    public boolean hostReplica(int partition) throws IOException {
+        return lifecycle.host(partition);
+    }
+
+    /** Releases the replicas of partitions the cluster moved to other nodes ({@link ReplicaLifecycle#releaseMoved}). */
+    void releaseMovedReplicas() {
+        lifecycle.releaseMoved();
+    }
+
+    /** The voters of {@code partition}'s committed, stable configuration if this node leads it, else empty. */
+    public List<Integer> committedVotersIfLeader(int partition) {
+        return lifecycle.committedVotersIfLeader(partition);
+    }
+
+    /**
+     * Releases this node's replica of {@code partition} if its leader reports a committed
+     * configuration without this node ({@link ReplicaLifecycle#releaseIfRemoved}); whether it did.
+     */
+    public boolean releaseIfRemoved(int partition, int leaderNodeId, long leaderTerm, List<Integer> committedVoters) {
+        return lifecycle.releaseIfRemoved(partition, leaderNodeId, leaderTerm, committedVoters);
+    }
+
+    // ---- for ReplicaLifecycle ----
+
+    ClientId clientId() {
+        return clientId;
+    }
+
+    RaftPeerId selfId() {
+        return selfId;
+    }
+
+    long nextAdminCallId() {
+        return adminCallIds.incrementAndGet();
+    }
+
+    Path dataDir() {
+        return dataDir;
+    }
+
+    PartitionListener listener() {
+        return listener;
+    }
+
+    /** Forgets {@code partition}'s leader (a replica created or released here). */
+    void forgetLeader(int partition) {
+        leaders.set(partition, -1);
+    }
+
+    Membership membershipOf(org.apache.ratis.server.RaftConfiguration conf) {
+        return view.membershipOf(conf);
+    }
+
+    PartitionStateMachine newStateMachine(int partition) {
+        return new PartitionStateMachine(partition, new GroupCoordinatorShard(spec().groupConfig()), hooks, clientId);
     }
 
     /**
@@ -482,7 +565,8 @@ public final class CohortRaftNode implements AutoCloseable {
     }
 
     private PartitionStateMachine hostedStateMachine(int partition) {
-        PartitionStateMachine stateMachine = stateMachines[partition];
+        HostedReplicas.Replica replica = replicas.get(partition);
+        PartitionStateMachine stateMachine = replica == null ? null : replica.stateMachine();
         if (stateMachine == null) {
             throw new ProposalException(ProposalException.Kind.NOT_LEADER, leaders.get(partition),
                     "node " + nodeId + " holds no replica of partition " + partition, null);
@@ -513,7 +597,12 @@ public final class CohortRaftNode implements AutoCloseable {
         if (refusal != null) {
             return CompletableFuture.failedFuture(refusal);
         }
-        return proposers[partition].submit(command);
+        HostedReplicas.Replica replica = replicas.get(partition);
+        if (replica == null) {
+            return CompletableFuture.failedFuture(new ProposalException(ProposalException.Kind.NOT_LEADER, -1,
+                    "node " + nodeId + " holds no replica of partition " + partition, null));
+        }
+        return replica.proposer().submit(command);
     }
 
     private ProposalException refuseUnlessLeaderReady(int partition) {
@@ -543,7 +632,7 @@ public final class CohortRaftNode implements AutoCloseable {
         if (!hosts(partition)) {
             return CompletableFuture.failedFuture(refuseUnlessLeaderReady(partition));
         }
-        GroupCoordinatorShard shard = stateMachines[partition].shard();
+        GroupCoordinatorShard shard = hostedStateMachine(partition).shard();
         if (!linearizable) {
             return CompletableFuture.completedFuture(read.apply(shard));
         }
@@ -565,7 +654,7 @@ public final class CohortRaftNode implements AutoCloseable {
             return CompletableFuture.failedFuture(refuseUnlessLeaderReady(partition));
         }
         CompletableFuture<T> result = new CompletableFuture<>();
-        PartitionStateMachine stateMachine = stateMachines[partition];
+        PartitionStateMachine stateMachine = hostedStateMachine(partition);
         Message message = stateMachine.registerRead(() -> {
             try {
                 result.complete(read.apply(stateMachine.shard()));
@@ -640,8 +729,9 @@ public final class CohortRaftNode implements AutoCloseable {
 
     /** Applies timer operations a heartbeat produced (leader only; ignored elsewhere). */
     public void applyTimerOps(int partition, List<TimerOp> ops) {
-        if (timers[partition] != null) {
-            timers[partition].apply(ops);
+        HostedReplicas.Replica replica = replicas.get(partition);
+        if (replica != null) {
+            replica.timers().apply(ops);
         }
     }
 
@@ -709,7 +799,8 @@ public final class CohortRaftNode implements AutoCloseable {
                     leaders.get(partition), info.getCurrentTerm(), info.isLeader(), info.isLeaderReady(),
                     division.getRaftLog().getLastCommittedIndex(), info.getLastAppliedIndex(), snapshotIndex,
                     info.getCurrentRole() == RaftPeerRole.LEADER ? replicas : List.of());
-        } catch (IOException | ProposalException e) {
+        } catch (IOException | RuntimeException e) {
+            // Also a replica Ratis is still initializing (created for a move: "log is uninitialized").
             return new PartitionStatus(partition, spec().raftGroupId(partition).getUuid().toString(),
                     hosts(partition) ? -1 : leaders.get(partition), -1, false,
                     false, -1, -1, -1, List.of());
@@ -737,18 +828,20 @@ public final class CohortRaftNode implements AutoCloseable {
 
     /** Group-commit efficiency of this node's proposals for {@code partition}. */
     public ProposalCounts proposalCounts(int partition) {
-        Proposer proposer = proposers[partition];
-        if (proposer == null) {
+        HostedReplicas.Replica replica = replicas.get(partition);
+        if (replica == null) {
             return new ProposalCounts(0, 0, 0);
         }
+        Proposer proposer = replica.proposer();
         return new ProposalCounts(proposer.entriesProposed(), proposer.commandsProposed(), proposer.lingerExpiries());
     }
 
     private void expireOverdueProposals() {
         long nowNanos = System.nanoTime();
-        for (Proposer proposer : proposers) {
-            if (proposer != null) {
-                proposer.expireOverdue(nowNanos);
+        for (int p = 0; p < replicas.partitions(); p++) {
+            HostedReplicas.Replica replica = replicas.get(p);
+            if (replica != null) {
+                replica.proposer().expireOverdue(nowNanos);
             }
         }
     }
@@ -770,12 +863,12 @@ public final class CohortRaftNode implements AutoCloseable {
         ProposalException refusal = new ProposalException(ProposalException.Kind.INDETERMINATE, -1,
                 "node " + nodeId + " cannot write its storage (" + failure.description() + "); outcome unknown",
                 failure.cause());
-        for (int p = 0; p < proposers.length; p++) {
-            if (!hosts(p)) {
-                continue;
+        for (int p = 0; p < replicas.partitions(); p++) {
+            HostedReplicas.Replica replica = replicas.get(p);
+            if (replica != null) {
+                replica.proposer().failAll(refusal);
+                replica.timers().deactivate();
             }
-            proposers[p].failAll(refusal);
-            timers[p].deactivate();
         }
         listener.onStorageFailed(failure.description(), failure.cause());
     }
@@ -789,14 +882,11 @@ public final class CohortRaftNode implements AutoCloseable {
     public void close() throws IOException {
         storageWatch.close();
         changes.close();
-        for (Proposer proposer : proposers) {
-            if (proposer != null) {
-                proposer.close();
-            }
-        }
-        for (LeaderTimers timer : timers) {
-            if (timer != null) {
-                timer.deactivate();
+        for (int p = 0; p < replicas.partitions(); p++) {
+            HostedReplicas.Replica replica = replicas.get(p);
+            if (replica != null) {
+                replica.proposer().close();
+                replica.timers().deactivate();
             }
         }
         timerScheduler.shutdownNow();
@@ -832,10 +922,15 @@ public final class CohortRaftNode implements AutoCloseable {
         @Override
         public void onApplied(int partition, long index, ClientId entryClientId, long entryCallId,
                               List<Result> results) {
-            if (clientId.equals(entryClientId)) {
-                proposers[partition].onApplied(entryCallId, results);
+            HostedReplicas.Replica replica = replicas.get(partition);
+            if (replica == null) {
+                // Released meanwhile (moved to other nodes): nothing here waits for it.
+                return;
             }
-            LeaderTimers partitionTimers = timers[partition];
+            if (clientId.equals(entryClientId)) {
+                replica.proposer().onApplied(entryCallId, results);
+            }
+            LeaderTimers partitionTimers = replica.timers();
             if (partitionTimers.isActive()) {
                 for (Result result : results) {
                     partitionTimers.apply(result.timers());
@@ -848,8 +943,9 @@ public final class CohortRaftNode implements AutoCloseable {
         public void onLeaderChanged(int partition, RaftPeerId leaderId) {
             int leader = nodeIdOf(leaderId);
             leaders.set(partition, leader);
-            if (leader != nodeId) {
-                timers[partition].deactivate();
+            HostedReplicas.Replica replica = replicas.get(partition);
+            if (leader != nodeId && replica != null) {
+                replica.timers().deactivate();
             }
             listener.onLeaderChanged(partition, leader);
         }
@@ -858,14 +954,21 @@ public final class CohortRaftNode implements AutoCloseable {
         public void onLeaderReady(int partition) {
             leaderBalancer.onLeaderReady(partition, System.currentTimeMillis());
             // Arm every timer the replicated state implies; members get a fresh session to find us.
-            timers[partition].activate(stateMachines[partition].shard().onLeaderReady(System.currentTimeMillis()));
+            HostedReplicas.Replica replica = replicas.get(partition);
+            if (replica == null) {
+                return;
+            }
+            replica.timers().activate(replica.stateMachine().shard().onLeaderReady(System.currentTimeMillis()));
             LOG.info("node {}: leader-ready for partition {}", nodeId, partition);
             listener.onLeaderReady(partition);
         }
 
         @Override
         public void onNotLeader(int partition) {
-            timers[partition].deactivate();
+            HostedReplicas.Replica replica = replicas.get(partition);
+            if (replica != null) {
+                replica.timers().deactivate();
+            }
             // Until Ratis names the next leader, this node must not route clients to itself.
             leaders.compareAndSet(partition, nodeId, -1);
             LOG.info("node {}: stepped down from partition {}", nodeId, partition);
@@ -875,6 +978,10 @@ public final class CohortRaftNode implements AutoCloseable {
         @Override
         public void onRemovedFromGroup(int partition) {
             if (partition != 0) {
+                // A move took it away: decided off Ratis's thread, before the storage watch takes
+                // the closed replica for a failed disk.
+                lifecycle.onShutDownByRatis(partition);
+                timerScheduler.execute(CohortRaftNode.this::releaseMovedReplicas);
                 return;
             }
             Membership now;

@@ -96,6 +96,11 @@ public record Membership(List<NodeAddress> voters, List<NodeAddress> listeners, 
         return sorted(all);
     }
 
+    /** The voters' node ids, ascending. */
+    public List<Integer> voterIds() {
+        return voters.stream().map(NodeAddress::nodeId).sorted().toList();
+    }
+
     public boolean isVoter(int nodeId) {
         return voters.stream().anyMatch(v -> v.nodeId() == nodeId);
     }

@@ -27,6 +27,19 @@ import org.slf4j.LoggerFactory;
  * off the node first, then it leaves each group. Both read the current configuration before each
  * step, so re-running a command interrupted halfway (a crash, a timeout) finishes it.
  *
+ * <p><b>Replica moves</b>: with a replication factor below the node count, a partition's replicas
+ * are where {@link ClusterSpec#replicas} places them over the members, so a change of the members
+ * moves replicas between nodes, existing ones included. Each partition other than 0 is moved on
+ * its own, in order: every node of its new placement first creates an empty replica
+ * ({@link CohortRaftNode#hostReplica}, asked over {@link ReplicaPeers#hostReplica}), then one of its
+ * voters (this node if it is one, else one asked over {@link ReplicaPeers#movePartition}) becomes its
+ * leader and adds each new replica as above (staged until caught up), then removes each replica
+ * the placement no longer names, moving leadership off it first. A node left out of a partition's
+ * configuration releases its replica and deletes its data ({@link HostedReplicas}). The partition
+ * never has fewer replicas than before during the move; an add moves partition 0 (the membership)
+ * first, a remove last, so every node computes the placement of the new members while the other
+ * partitions move.
+ *
  * <p>Like etcd's strict reconfiguration check, a change is refused when the members that answer
  * could not form the new quorum, and one change runs at a time.
  */
@@ -36,6 +49,7 @@ public final class MembershipChanges {
     static final long CONF_CHANGE_TIMEOUT_MS = 180_000;
     private static final long POLL_MS = 100;
     private static final long PROGRESS_EVERY_MS = 2_000;
+    private static final long TRANSFER_RETRY_PAUSE_MS = 1_000;
 
     /** Why a change was refused or failed. */
     public enum Failure {
@@ -47,7 +61,7 @@ public final class MembershipChanges {
         IN_PROGRESS,
         /** The request names an id or address that conflicts with the membership. */
         INVALID,
-        /** The change would move replicas between existing nodes, which is not implemented. */
+        /** The change is not possible here (kept for the API: nothing raises it since replica moves). */
         UNSUPPORTED,
         /** A step did not finish in time (the new node is down or cannot catch up). */
         TIMEOUT,
@@ -65,6 +79,11 @@ public final class MembershipChanges {
             super(message);
             this.failure = failure;
             this.leader = leader;
+        }
+
+        /** A failure another node reported for its part of a change ({@link ReplicaPeers}). */
+        public static MembershipException reported(Failure failure, int leader, String message) {
+            return new MembershipException(failure, leader, message);
         }
 
         public Failure failure() {
@@ -91,6 +110,36 @@ public final class MembershipChanges {
                 new IllegalStateException("no way to ask another node to hand over leadership"));
 
         CompletableFuture<?> request(int partition, int targetNode);
+    }
+
+    /**
+     * Calls to other nodes a replica move needs: the server's, over their client ports, as the
+     * caller of the change (as {@link LeaderHandover}).
+     */
+    public interface ReplicaPeers {
+        /** No other node is asked: a move that needs one fails. */
+        ReplicaPeers NONE = new ReplicaPeers() {
+            @Override
+            public CompletableFuture<?> hostReplica(int nodeId, int partition) {
+                return CompletableFuture.failedFuture(new IllegalStateException("no way to ask node " + nodeId));
+            }
+
+            @Override
+            public CompletableFuture<List<String>> movePartition(int nodeId, int partition,
+                                                                 List<NodeAddress> replicas) {
+                return CompletableFuture.failedFuture(new IllegalStateException("no way to ask node " + nodeId));
+            }
+        };
+
+        /** Asks node {@code nodeId} to create an empty replica of {@code partition} (if it has none). */
+        CompletableFuture<?> hostReplica(int nodeId, int partition);
+
+        /**
+         * Asks node {@code nodeId} to move {@code partition}'s replicas to {@code replicas}
+         * ({@link #movePartitionHere}); completes with its steps, or fails with a
+         * {@link MembershipException} (NOT_LEADER: it holds no voting replica, ask another).
+         */
+        CompletableFuture<List<String>> movePartition(int nodeId, int partition, List<NodeAddress> replicas);
     }
 
     /** How long a partition's leader may take to hand it to this node before the change gives up. */
@@ -125,7 +174,13 @@ public final class MembershipChanges {
     /** As {@link #addNode(NodeAddress, Consumer)}; partitions led by other nodes are first handed here. */
     public CompletableFuture<List<String>> addNode(NodeAddress newNode, Consumer<String> progress,
                                                    LeaderHandover handover) {
-        return run(steps -> add(newNode, steps), progress, handover);
+        return addNode(newNode, progress, handover, ReplicaPeers.NONE);
+    }
+
+    /** As {@link #addNode(NodeAddress, Consumer, LeaderHandover)}; replicas moved with {@code peers}. */
+    public CompletableFuture<List<String>> addNode(NodeAddress newNode, Consumer<String> progress,
+                                                   LeaderHandover handover, ReplicaPeers peers) {
+        return run(steps -> add(newNode, steps), progress, handover, peers);
     }
 
     /** Removes node {@code nodeId} from every group, moving leadership off it first. */
@@ -135,22 +190,56 @@ public final class MembershipChanges {
 
     /** As {@link #removeNode(int, Consumer)}; partitions led by other nodes are first handed here. */
     public CompletableFuture<List<String>> removeNode(int nodeId, Consumer<String> progress, LeaderHandover handover) {
-        return run(steps -> remove(nodeId, steps), progress, handover);
+        return removeNode(nodeId, progress, handover, ReplicaPeers.NONE);
+    }
+
+    /** As {@link #removeNode(int, Consumer, LeaderHandover)}; replicas moved with {@code peers}. */
+    public CompletableFuture<List<String>> removeNode(int nodeId, Consumer<String> progress, LeaderHandover handover,
+                                                      ReplicaPeers peers) {
+        return run(steps -> remove(nodeId, steps), progress, handover, peers);
+    }
+
+    /**
+     * One partition's part of a replica move, asked by the node running an add or remove
+     * ({@link ReplicaPeers#movePartition}): this node, a voter of {@code partition}, becomes its
+     * leader, adds every node of {@code replicas} not in its group yet (each has created its empty
+     * replica), then removes every other. Fails with NOT_LEADER if this node holds no voting
+     * replica of it, and with LEADERSHIP_MOVED (naming the new leader) if this node itself leaves.
+     */
+    public CompletableFuture<List<String>> movePartitionHere(int partition, List<NodeAddress> replicas,
+                                                             Consumer<String> progress, LeaderHandover handover) {
+        return run(steps -> {
+            if (!groupConf(partition).isVoter(node.nodeId())) {
+                throw new MembershipException(Failure.NOT_LEADER, node.leaderOf(partition), "node " + node.nodeId()
+                        + " holds no voting replica of partition " + partition);
+            }
+            changeGroup(partition, replicas, steps);
+        }, progress, handover, ReplicaPeers.NONE, false);
     }
 
     private CompletableFuture<List<String>> run(Consumer<Steps> change, Consumer<String> progress,
-                                                LeaderHandover handover) {
+                                                LeaderHandover handover, ReplicaPeers peers) {
+        return run(change, progress, handover, peers, true);
+    }
+
+    private CompletableFuture<List<String>> run(Consumer<Steps> change, Consumer<String> progress,
+                                                LeaderHandover handover, ReplicaPeers peers,
+                                                boolean membershipChange) {
         if (!running.compareAndSet(false, true)) {
             return CompletableFuture.failedFuture(new MembershipException(Failure.IN_PROGRESS, -1,
                     "another membership change is running on node " + node.nodeId() + "; one at a time"));
         }
         return CompletableFuture.supplyAsync(() -> {
-            Steps steps = new Steps(progress, handover);
+            Steps steps = new Steps(progress, handover, peers);
             try {
-                requireLeaderOf(0);
+                if (membershipChange) {
+                    requireLeaderOf(0);
+                }
                 change.accept(steps);
-                node.refreshMembership();
-                steps.say("membership now: " + node.membership().describe());
+                if (membershipChange) {
+                    node.refreshMembership();
+                    steps.say("membership now: " + node.membership().describe());
+                }
                 return steps.done;
             } finally {
                 running.set(false);
@@ -183,61 +272,152 @@ public final class MembershipChanges {
         List<NodeAddress> newMembers = new ArrayList<>(members.voters());
         newMembers.removeIf(m -> m.nodeId() == id);
         newMembers.add(newNode);
-        List<Integer> targets = changedPartitions(node.specWithMembers(newMembers), id, true);
-        steps.say("adding node " + newNode.toSpec() + " to partitions " + targets);
-        for (int p : targets) {
-            addToGroup(p, newNode, steps);
+        ClusterSpec target = node.specWithMembers(newMembers);
+        steps.say("adding node " + newNode.toSpec() + "; it holds partitions " + target.partitionsOf(id));
+        // Partition 0 first: its configuration is the membership, from which every node computes
+        // the placement the other partitions move to.
+        addToGroup(0, newNode, steps);
+        moveReplicas(target, steps);
+    }
+
+    /** Moves every partition but 0 to where {@code target} places it (no-op for those already there). */
+    private void moveReplicas(ClusterSpec target, Steps steps) {
+        for (int p = 1; p < target.partitions(); p++) {
+            List<NodeAddress> wanted = target.replicas(p).stream().map(target::peer).toList();
+            if (node.hosts(p) && groupConf(p).voterIds().equals(target.replicas(p).stream().sorted().toList())
+                    && groupConf(p).listeners().isEmpty()) {
+                continue;
+            }
+            movePartition(p, wanted, steps);
         }
     }
 
     /**
-     * The partitions whose replicas change when {@code changed} is added to ({@code adding}) or
-     * removed from the members, {@code newSpec}'s placement: every one must differ from its current
-     * replicas by that node alone, and this node must hold a replica of it (only a partition's
-     * leader changes its configuration, and this node leads each one it changes, handed over if
-     * needed). Otherwise the change would move replicas between existing nodes, which is not built:
-     * refused as UNSUPPORTED before anything changes.
+     * Moves {@code partition} to {@code wanted}: each of those nodes creates its replica (empty,
+     * if it has none), then a voter of the partition (this node if it is one) changes the group.
      */
-    private List<Integer> changedPartitions(ClusterSpec newSpec, int changed, boolean adding) {
-        List<Integer> changedPartitions = new ArrayList<>();
-        for (int p = 0; p < newSpec.partitions(); p++) {
-            // Where this node has no replica, the partition is where the current placement put it:
-            // nothing else moves replicas.
-            java.util.Set<Integer> current = new java.util.TreeSet<>(node.hosts(p)
-                    ? groupConf(p).voters().stream().map(NodeAddress::nodeId).toList()
-                    : node.spec().replicas(p));
-            java.util.Set<Integer> wanted = new java.util.TreeSet<>(newSpec.replicas(p));
-            java.util.Set<Integer> expected = new java.util.TreeSet<>(current);
-            if (adding && wanted.contains(changed)) {
-                expected.add(changed);
-            } else if (!adding) {
-                expected.remove(changed);
-            }
-            if (!wanted.equals(expected)) {
-                throw unsupportedMove(p, current, newSpec.replicas(p));
-            }
-            // A listener counts too: removing a node whose add stopped halfway takes it out of the
-            // groups it was being added to.
-            boolean listed = current.contains(changed) || (node.hosts(p) && groupConf(p).contains(changed));
-            if (wanted.contains(changed) || listed) {
-                if (!node.hosts(p)) {
-                    throw new MembershipException(Failure.UNSUPPORTED, -1, "partition " + p + " is on nodes "
-                            + current + ", not on node " + node.nodeId() + ", which runs membership changes (it "
-                            + "leads partition 0): changing a partition this node holds no replica of is not "
-                            + "supported by add-node/remove-node yet");
+    private void movePartition(int partition, List<NodeAddress> wanted, Steps steps) {
+        for (NodeAddress replica : wanted) {
+            if (replica.nodeId() == node.nodeId()) {
+                try {
+                    if (node.hostReplica(partition)) {
+                        steps.say("partition " + partition + ": created an empty replica on node " + node.nodeId());
+                    }
+                } catch (java.io.IOException e) {
+                    throw new MembershipException(Failure.TIMEOUT, -1, "partition " + partition
+                            + ": could not create a replica on node " + node.nodeId() + ": " + e.getMessage());
                 }
-                changedPartitions.add(p);
+            } else {
+                await(steps.peers.hostReplica(replica.nodeId(), partition), "partition " + partition
+                        + ": create a replica on node " + replica.nodeId());
             }
         }
-        return changedPartitions;
+        if (groupConf(partition).isVoter(node.nodeId())) {
+            try {
+                changeGroup(partition, wanted, steps);
+                return;
+            } catch (MembershipException e) {
+                if (e.failure() != Failure.LEADERSHIP_MOVED) {
+                    throw e;
+                }
+                // This node left the partition: the voter it handed leadership to finishes.
+            }
+        }
+        moveOnAnotherNode(partition, wanted, steps);
     }
 
-    private static MembershipException unsupportedMove(int partition, java.util.Set<Integer> current,
-                                                       List<Integer> wanted) {
-        return new MembershipException(Failure.UNSUPPORTED, -1, "partition " + partition + " is on nodes "
-                + current + "; the new placement puts it on " + wanted + ": moving replicas between existing nodes "
-                + "(offsets.replication.factor below the node count with several partitions) is not supported by "
-                + "add-node/remove-node yet");
+    /**
+     * Asks a voter of {@code partition} on another node to change its group: its leader if known,
+     * else each member in turn (one that holds no voting replica says so at once).
+     */
+    private void moveOnAnotherNode(int partition, List<NodeAddress> wanted, Steps steps) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HANDOVER_TIMEOUT_MS);
+        String lastFailure = "no node answered";
+        while (System.nanoTime() < deadline) {
+            java.util.LinkedHashSet<Integer> candidates = new java.util.LinkedHashSet<>();
+            int leader = node.leaderOf(partition);
+            if (leader >= 0 && leader != node.nodeId()) {
+                candidates.add(leader);
+            }
+            node.spec().peers().stream().map(NodeAddress::nodeId).filter(id -> id != node.nodeId())
+                    .forEach(candidates::add);
+            for (int candidate : candidates) {
+                steps.say("partition " + partition + ": asking node " + candidate + " to move it to nodes "
+                        + wanted.stream().map(NodeAddress::nodeId).toList());
+                try {
+                    List<String> done = steps.peers.movePartition(candidate, partition, wanted)
+                            .get(CONF_CHANGE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+                    done.forEach(step -> steps.say("node " + candidate + ": " + step));
+                    return;
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof MembershipException m && m.failure() != Failure.NOT_LEADER
+                            && m.failure() != Failure.LEADERSHIP_MOVED) {
+                        throw m;
+                    }
+                    lastFailure = "node " + candidate + ": " + e.getCause().getMessage();
+                } catch (TimeoutException e) {
+                    throw new MembershipException(Failure.TIMEOUT, -1, "partition " + partition + ": node "
+                            + candidate + " did not finish moving it in " + CONF_CHANGE_TIMEOUT_MS
+                            + " ms; re-run the command to resume");
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new MembershipException(Failure.TIMEOUT, -1, "interrupted");
+                }
+            }
+            sleep(POLL_MS * 5);
+        }
+        throw new MembershipException(Failure.TIMEOUT, -1, "partition " + partition + ": no voter of it took the "
+                + "move (" + lastFailure + "); re-run the command");
+    }
+
+    /**
+     * On a voter of {@code p}: leads it, adds every node of {@code wanted} not a voter yet, then
+     * removes every other voter and listener. If this node itself must go, it hands leadership to
+     * a remaining voter first and fails with LEADERSHIP_MOVED.
+     */
+    private void changeGroup(int p, List<NodeAddress> wanted, Steps steps) {
+        leadHere(p, steps);
+        java.util.Set<Integer> wantedIds = new java.util.TreeSet<>(wanted.stream().map(NodeAddress::nodeId).toList());
+        for (NodeAddress replica : wanted) {
+            if (!groupConf(p).isVoter(replica.nodeId())) {
+                addToGroup(p, replica, steps);
+            }
+        }
+        Membership group = groupConf(p);
+        for (NodeAddress member : group.all()) {
+            if (wantedIds.contains(member.nodeId())) {
+                continue;
+            }
+            if (member.nodeId() == node.nodeId()) {
+                int target = moveLeadershipOff(p, node.nodeId(), wantedIds, steps);
+                throw new MembershipException(Failure.LEADERSHIP_MOVED, target, "node " + node.nodeId()
+                        + " leaves partition " + p + "; leadership moved to node " + target + ", which removes it");
+            }
+            removeFromGroup(p, member.nodeId(), steps);
+        }
+    }
+
+    /** On {@code p}'s leader: takes node {@code id} out of its group, if the voters left keep a quorum. */
+    private void removeFromGroup(int p, int id, Steps steps) {
+        leadHere(p, steps);
+        Membership group = groupConf(p);
+        if (!group.contains(id)) {
+            return;
+        }
+        if (group.isVoter(id)) {
+            int others = group.voters().size() - 1;
+            int live = liveVoters(p, id);
+            if (others == 0 || live < others / 2 + 1) {
+                throw new MembershipException(Failure.QUORUM, -1, "partition " + p + ": removing node " + id
+                        + " leaves " + others + " voters of which " + live + " answer, below the quorum of "
+                        + (others / 2 + 1) + ": bring the stopped voters back first");
+            }
+        }
+        List<NodeAddress> voters = group.voters().stream().filter(v -> v.nodeId() != id).toList();
+        List<NodeAddress> listeners = group.listeners().stream().filter(v -> v.nodeId() != id).toList();
+        steps.say("partition " + p + ": removing node " + id);
+        await(node.setGroupConfiguration(p, voters, listeners), "partition " + p + ": remove node " + id);
+        steps.say("partition " + p + ": node " + id + " removed");
     }
 
     private void addToGroup(int p, NodeAddress newNode, Steps steps) {
@@ -316,51 +496,52 @@ public final class MembershipChanges {
         if (members.isVoter(id) && members.voters().stream().noneMatch(v -> v.nodeId() != id)) {
             throw new MembershipException(Failure.QUORUM, -1, "node " + id + " is the last voter");
         }
-        List<Integer> holding = changedPartitions(node.specWithMembers(remaining), id, false);
+        ClusterSpec target = node.specWithMembers(remaining);
         if (members.isVoter(id)) {
-            // Every check before any change. Only a partition's leader knows which followers answer,
-            // so the partitions led elsewhere are handed here first.
-            for (int p : holding) {
-                if (!groupConf(p).isVoter(id)) {
-                    continue;
-                }
-                leadHere(p, steps);
-                Membership group = groupConf(p);
-                int others = group.voters().size() - 1;
-                int live = liveVoters(p, id);
-                if (others == 0 || live < others / 2 + 1) {
-                    throw new MembershipException(Failure.QUORUM, -1, "partition " + p + ": removing node " + id
-                            + " leaves " + others + " voters of which " + live + " answer, below the quorum of "
-                            + (others / 2 + 1) + ": bring the stopped voters back first");
-                }
+            // The strict check on partition 0 before anything changes; each other partition's
+            // removal is checked again by its leader.
+            int others = members.voters().size() - 1;
+            int live = liveVoters(0, id);
+            if (live < others / 2 + 1) {
+                throw new MembershipException(Failure.QUORUM, -1, "partition 0: removing node " + id + " leaves "
+                        + others + " voters of which " + live + " answer, below the quorum of " + (others / 2 + 1)
+                        + ": bring the stopped voters back first");
             }
         }
-        for (int p : holding) {
-            if (!groupConf(p).contains(id)) {
-                continue;
-            }
-            leadHere(p, steps);
-            Membership group = groupConf(p);
-            List<NodeAddress> voters = group.voters().stream().filter(v -> v.nodeId() != id).toList();
-            List<NodeAddress> listeners = group.listeners().stream().filter(v -> v.nodeId() != id).toList();
-            steps.say("partition " + p + ": removing node " + id);
-            await(node.setGroupConfiguration(p, voters, listeners), "partition " + p + ": remove node " + id);
-            steps.say("partition " + p + ": node " + id + " removed");
-        }
+        // The other partitions first, to where the members without the node place them; partition
+        // 0 (the membership) last, so every node keeps placing with the node until the moves are done.
+        moveReplicas(target, steps);
+        removeFromGroup(0, id, steps);
     }
 
     private int moveLeadershipOff(int p, int id, Steps steps) {
+        return moveLeadershipOff(p, id, null, steps);
+    }
+
+    /** Hands {@code p}'s leadership from {@code id} (this node) to the most caught-up voter of {@code to} (null: any). */
+    private int moveLeadershipOff(int p, int id, java.util.Set<Integer> to, Steps steps) {
         PartitionStatus status = node.status(p);
         Membership group = groupConf(p);
         PartitionStatus.Replica best = status.replicas().stream()
                 .filter(r -> r.nodeId() != id && group.isVoter(r.nodeId()))
+                .filter(r -> to == null || to.contains(r.nodeId()))
                 .filter(r -> r.lastRpcElapsedMs() < node.tuning().electionTimeoutMaxMs())
                 .min(java.util.Comparator.comparingLong(PartitionStatus.Replica::lagEntries))
                 .orElseThrow(() -> new MembershipException(Failure.QUORUM, -1, "partition " + p
                         + ": no other voter answers to take leadership from node " + id));
         steps.say("partition " + p + ": moving leadership from node " + id + " to node " + best.nodeId());
-        RaftClientReply reply = await(node.transferLeadership(p, best.nodeId(), 10_000),
-                "partition " + p + ": transfer leadership to node " + best.nodeId());
+        RaftClientReply reply;
+        try {
+            reply = await(node.transferLeadership(p, best.nodeId(), 10_000),
+                    "partition " + p + ": transfer leadership to node " + best.nodeId());
+        } catch (MembershipException e) {
+            // Ratis refuses a transfer now and then (DIFFERENT_LEADER: the target was not elected in
+            // time, e.g. just promoted on a busy machine): once more before the change gives up.
+            steps.say("partition " + p + ": " + e.getMessage() + "; trying once more");
+            sleep(TRANSFER_RETRY_PAUSE_MS);
+            reply = await(node.transferLeadership(p, best.nodeId(), 10_000),
+                    "partition " + p + ": transfer leadership to node " + best.nodeId());
+        }
         LOG.info("node {}: partition {} handed to node {} before removing node {}: {}", node.nodeId(), p,
                 best.nodeId(), id, reply.isSuccess());
         return best.nodeId();
@@ -472,10 +653,12 @@ public final class MembershipChanges {
         final List<String> done = new ArrayList<>();
         final Consumer<String> progress;
         final LeaderHandover handover;
+        final ReplicaPeers peers;
 
-        Steps(Consumer<String> progress, LeaderHandover handover) {
+        Steps(Consumer<String> progress, LeaderHandover handover, ReplicaPeers peers) {
             this.progress = progress;
             this.handover = handover;
+            this.peers = peers;
         }
 
         void say(String step) {

@@ -80,6 +80,34 @@ final class ReplicaStorage {
         Files.deleteIfExists(groupDir.resolve("in_use.lock"));
     }
 
+    /**
+     * Whether the replica in {@code groupDir} never received anything: no configuration, no log
+     * segment, no snapshot. A replica created empty to wait for its leader (a joining node's, or one
+     * created for a replica move) that was never added; one whose node was killed while creating it
+     * may be half-written. It holds no state and has never voted, so it can be deleted and created
+     * again.
+     */
+    static boolean neverReceivedAnything(Path groupDir) throws IOException {
+        Path current = groupDir.resolve("current");
+        if (Files.exists(current.resolve("raft-meta.conf"))) {
+            return false;
+        }
+        if (Files.isDirectory(current)) {
+            try (java.util.stream.Stream<Path> files = Files.list(current)) {
+                if (files.anyMatch(f -> f.getFileName().toString().startsWith("log_"))) {
+                    return false;
+                }
+            }
+        }
+        Path sm = groupDir.resolve("sm");
+        if (Files.isDirectory(sm)) {
+            try (java.util.stream.Stream<Path> files = Files.list(sm)) {
+                return files.noneMatch(f -> f.getFileName().toString().startsWith("snapshot."));
+            }
+        }
+        return true;
+    }
+
     /** The entry Ratis stores in raft-meta.conf: the group's peers, as of the snapshot's index. */
     static LogEntryProto configurationEntry(ClusterSpec spec, int partition, long term, long index) {
         RaftConfigurationProto.Builder conf = RaftConfigurationProto.newBuilder();

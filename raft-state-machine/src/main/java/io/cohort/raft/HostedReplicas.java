@@ -1,0 +1,131 @@
+package io.cohort.raft;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import org.apache.ratis.protocol.RaftGroupId;
+
+/**
+ * The replicas this node holds, by partition, with what it runs for each: the state machine Ratis
+ * applies to, the proposer and the leader timers. Fixed at start until a replica move
+ * (add-node or remove-node with a replication factor below the node count) hosts a partition here
+ * at runtime or releases one the cluster moved to other nodes: entries are set and cleared under
+ * the node's lock and read without it (atomic array).
+ *
+ * <p>It also keeps, per partition, the newest configuration index seen listing this node. As for
+ * partition 0's membership ({@link MembershipView}), only a configuration newer than that one
+ * which leaves this node out is a decision of the cluster to move the replica away; an older one
+ * is this replica's log going back, and a replica that never saw itself listed is still being
+ * added (caught up from a snapshot whose configuration predates it).
+ */
+final class HostedReplicas {
+    /** What the node runs for one partition it holds a replica of. */
+    record Replica(PartitionStateMachine stateMachine, Proposer proposer, LeaderTimers timers) {
+    }
+
+    private final AtomicReferenceArray<Replica> byPartition;
+    /** Ratis's state machine registry reads this (a replica is registered before its group starts). */
+    private final Map<RaftGroupId, PartitionStateMachine> stateMachineByGroup = new ConcurrentHashMap<>();
+    private final long[] lastMemberConfIndex;
+    /** Since when (ms) a partition's configuration has left this node out, after listing it; -1 if not. */
+    private final long[] leftOutSinceMs;
+
+    HostedReplicas(int partitions) {
+        this.byPartition = new AtomicReferenceArray<>(partitions);
+        this.lastMemberConfIndex = new long[partitions];
+        this.leftOutSinceMs = new long[partitions];
+        java.util.Arrays.fill(lastMemberConfIndex, -1);
+        java.util.Arrays.fill(leftOutSinceMs, -1);
+    }
+
+    int partitions() {
+        return byPartition.length();
+    }
+
+    /** The replica of {@code partition}, or null where this node holds none. */
+    Replica get(int partition) {
+        return byPartition.get(partition);
+    }
+
+    boolean hosts(int partition) {
+        return byPartition.get(partition) != null;
+    }
+
+    List<Integer> hosted() {
+        List<Integer> hosted = new ArrayList<>();
+        for (int p = 0; p < byPartition.length(); p++) {
+            if (hosts(p)) {
+                hosted.add(p);
+            }
+        }
+        return hosted;
+    }
+
+    /** Every replica's state machine and proposer exist before Ratis starts the group. */
+    void registerStateMachine(RaftGroupId groupId, PartitionStateMachine stateMachine) {
+        stateMachineByGroup.put(groupId, stateMachine);
+    }
+
+    PartitionStateMachine stateMachineOf(RaftGroupId groupId) {
+        return stateMachineByGroup.get(groupId);
+    }
+
+    void set(int partition, Replica replica) {
+        synchronized (this) {
+            lastMemberConfIndex[partition] = -1;
+            leftOutSinceMs[partition] = -1;
+        }
+        byPartition.set(partition, replica);
+    }
+
+    /** Clears {@code partition}'s entry; returns what it held (null if nothing). */
+    Replica clear(int partition, RaftGroupId groupId) {
+        Replica replica = byPartition.getAndSet(partition, null);
+        stateMachineByGroup.remove(groupId);
+        return replica;
+    }
+
+    /** Whether this node's replica of {@code partition} was seen listed in its group's configuration. */
+    synchronized boolean wasMember(int partition) {
+        return lastMemberConfIndex[partition] >= 0;
+    }
+
+    /**
+     * Whether the cluster moved {@code partition}'s replica away from {@code nodeId}, judged from
+     * the replica's configuration {@code conf} (null if unreadable) as read now. Alive: a newer
+     * configuration than the last listing the node leaves it out and has for two election
+     * timeouts (Ratis does not always close a removed replica). Closed by Ratis: as
+     * {@link MembershipView#closedReplicaMeansRemoval}, except that a replica never listed (one
+     * being added) is not released: the move that adds it runs again or is undone by the operator.
+     */
+    synchronized boolean movedAway(int partition, int nodeId, Membership conf, boolean alive, long nowMs,
+                                   long holdMs) {
+        if (conf == null || conf.voters().isEmpty()) {
+            return false;
+        }
+        if (conf.contains(nodeId)) {
+            lastMemberConfIndex[partition] = Math.max(lastMemberConfIndex[partition], conf.confIndex());
+            leftOutSinceMs[partition] = -1;
+            if (alive) {
+                return false;
+            }
+        }
+        long lastMember = lastMemberConfIndex[partition];
+        if (lastMember < 0) {
+            return false;
+        }
+        if (!alive) {
+            return MembershipView.closedReplicaMeansRemoval(nodeId, true, lastMember, conf);
+        }
+        if (!MembershipView.newerConfigurationLeavesOut(nodeId, lastMember, conf)) {
+            leftOutSinceMs[partition] = -1;
+            return false;
+        }
+        if (leftOutSinceMs[partition] < 0) {
+            leftOutSinceMs[partition] = nowMs;
+        }
+        return nowMs - leftOutSinceMs[partition] > holdMs;
+    }
+}

@@ -1,0 +1,213 @@
+package io.cohort.raft;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.ratis.protocol.GroupManagementRequest;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.server.RaftServer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The replicas a node creates and releases while it runs, for replica moves (add-node and
+ * remove-node with a replication factor below the node count; docs/ARCHITECTURE.md, "Replica
+ * moves"): an empty replica created to be added to its group, and the release (stop serving,
+ * delete the data) of one the cluster moved away, decided from the replica's own configuration or,
+ * for one removed while its node was down, from its leader's report. Also, at start, the deletion
+ * of replicas that never received anything.
+ */
+final class ReplicaLifecycle {
+    private static final Logger LOG = LoggerFactory.getLogger(ReplicaLifecycle.class);
+
+    private final CohortRaftNode node;
+    private final int nodeId;
+    private final HostedReplicas replicas;
+    /** Partitions whose replica Ratis shut down alone (not in the configuration any more). */
+    private final Set<Integer> shutDownByRatis = ConcurrentHashMap.newKeySet();
+
+    ReplicaLifecycle(CohortRaftNode node, HostedReplicas replicas) {
+        this.node = node;
+        this.nodeId = node.nodeId();
+        this.replicas = replicas;
+    }
+
+    /** Ratis shut {@code partition}'s replica down alone: a removal if its configuration says so. */
+    void onShutDownByRatis(int partition) {
+        shutDownByRatis.add(partition);
+    }
+
+    /**
+     * Creates an empty replica of {@code partition} here, to be added to its group by the group's
+     * leader (a replica move): like a joining node's, it has no configuration and waits; Ratis
+     * stages it (snapshot, then the log) until it is caught up. Returns false if this node already
+     * holds one.
+     */
+    synchronized boolean host(int partition) throws IOException {
+        if (partition < 0 || partition >= node.spec().partitions()) {
+            throw new IllegalArgumentException("partition " + partition + " does not exist");
+        }
+        if (node.hosts(partition)) {
+            return false;
+        }
+        shutDownByRatis.remove(partition);
+        if (node.removedFromCluster()) {
+            throw new IOException("node " + nodeId + " was removed from the cluster");
+        }
+        RaftGroupId groupId = node.spec().raftGroupId(partition);
+        PartitionStateMachine stateMachine = node.newStateMachine(partition);
+        replicas.registerStateMachine(groupId, stateMachine);
+        HostedReplicas.Replica replica = node.newReplica(partition, stateMachine);
+        node.forgetLeader(partition);
+        replicas.set(partition, replica);
+        RaftClientReply reply = node.raftServer().groupManagement(GroupManagementRequest.newAdd(node.clientId(), node.selfId(),
+                node.nextAdminCallId(), RaftGroup.valueOf(groupId, List.of()), true));
+        if (!reply.isSuccess()) {
+            replicas.clear(partition, groupId);
+            replica.proposer().close();
+            throw new IOException("could not create the replica of partition " + partition + ": "
+                    + reply.getException());
+        }
+        DataDirPermissions.makePrivate(node.dataDir());
+        LOG.info("node {}: replica of partition {} created empty for a replica move, waiting to be added", nodeId,
+                partition);
+        return true;
+    }
+
+    /**
+     * Releases the replicas of partitions the cluster moved to other nodes (their group's
+     * configuration, newer than the last listing this node, leaves it out; see {@link HostedReplicas}):
+     * stops serving them and deletes their data. Never partition 0 (the membership: leaving it is
+     * leaving the cluster).
+     */
+    void releaseMoved() {
+        if (node.storageFailure().isPresent()) {
+            return; // a failed node keeps its data for the operator
+        }
+        long nowMs = System.currentTimeMillis();
+        for (int p = 1; p < replicas.partitions(); p++) {
+            if (!node.hosts(p)) {
+                continue;
+            }
+            try {
+                RaftServer.Division division = node.division(p);
+                boolean alive = division.getInfo().isAlive();
+                if (!alive && !shutDownByRatis.contains(p)) {
+                    continue; // closed for another reason (a failed log): the storage watch's case
+                }
+                Membership conf = node.membershipOf(division.getRaftConf());
+                if (replicas.movedAway(p, nodeId, conf, alive, nowMs,
+                        2L * node.tuning().electionTimeoutMaxMs())) {
+                    release(p, conf);
+                }
+            } catch (IOException | RuntimeException e) {
+                LOG.debug("node {}: partition {}: replica not checked for a move: {}", nodeId, p, e.toString());
+            }
+        }
+    }
+
+    /**
+     * The voters of {@code partition}'s committed, stable configuration if this node leads it, else
+     * empty: what other nodes learn their removal from ({@link #releaseIfRemoved}).
+     */
+    List<Integer> committedVotersIfLeader(int partition) {
+        try {
+            RaftServer.Division division = node.division(partition);
+            org.apache.ratis.server.RaftConfiguration conf = division.getRaftConf();
+            if (!division.getInfo().isLeader() || !conf.getPreviousPeers().isEmpty()
+                    || conf.getLogEntryIndex() > division.getRaftLog().getLastCommittedIndex()) {
+                return List.of();
+            }
+            return node.membershipOf(conf).voterIds();
+        } catch (IOException | RuntimeException e) {
+            return List.of();
+        }
+    }
+
+    /**
+     * Releases this node's replica of {@code partition} if its leader {@code leaderNodeId}, at term
+     * {@code leaderTerm}, reports a committed configuration ({@code committedVoters}) without this
+     * node: the cluster removed the replica while this node was down or cut off, so the replica
+     * never received that configuration and waits as a follower for good. Only a replica that was
+     * a member (one being added is not in the configuration yet), not led here, not at a later
+     * term, and not placed on this node by the current members. Returns whether it was released.
+     */
+    boolean releaseIfRemoved(int partition, int leaderNodeId, long leaderTerm, List<Integer> committedVoters) {
+        if (partition == 0 || !node.hosts(partition) || leaderNodeId == nodeId || committedVoters.isEmpty()
+                || committedVoters.contains(nodeId) || node.spec().hosts(nodeId, partition)
+                || !replicas.wasMember(partition)) {
+            return false;
+        }
+        try {
+            RaftServer.Division division = node.division(partition);
+            if (division.getInfo().isLeader() || division.getInfo().getCurrentTerm() > leaderTerm) {
+                return false;
+            }
+            Membership conf = node.membershipOf(division.getRaftConf());
+            LOG.info("node {}: partition {}'s leader, node {} at term {}, has committed the group {} without this "
+                    + "node; this replica (still at configuration index {}, {}) missed its removal", nodeId, partition,
+                    leaderNodeId, leaderTerm, committedVoters, conf.confIndex(), conf.voterIds());
+            release(partition, new Membership(List.of(), List.of(), -1), committedVoters);
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    private synchronized void release(int partition, Membership conf) {
+        release(partition, conf, conf.voterIds());
+    }
+
+    private synchronized void release(int partition, Membership conf, List<Integer> groupNow) {
+        RaftGroupId groupId = node.spec().raftGroupId(partition);
+        HostedReplicas.Replica replica = replicas.clear(partition, groupId);
+        if (replica == null) {
+            return;
+        }
+        shutDownByRatis.remove(partition);
+        node.forgetLeader(partition);
+        replica.timers().deactivate();
+        replica.proposer().failAll(new ProposalException(ProposalException.Kind.NOT_LEADER, -1,
+                "partition " + partition + " moved to nodes " + groupNow + "; node " + nodeId
+                        + " holds no replica of it any more", null));
+        replica.proposer().close();
+        try {
+            RaftClientReply reply = node.raftServer().groupManagement(GroupManagementRequest.newRemove(node.clientId(), node.selfId(),
+                    node.nextAdminCallId(), groupId, true, false));
+            if (!reply.isSuccess()) {
+                LOG.info("node {}: Ratis did not remove partition {}'s group ({}); deleting its directory", nodeId,
+                        partition, String.valueOf(reply.getException()));
+                Directories.deleteRecursively(ReplicaStorage.groupDir(node.dataDir(), node.spec(), partition));
+            }
+        } catch (IOException e) {
+            LOG.warn("node {}: could not delete the released replica of partition {}: {}", nodeId, partition,
+                    e.toString());
+        }
+        LOG.info("node {}: released its replica of partition {}: the partition's group is now {}; its data is "
+                + "deleted", nodeId, partition, groupNow);
+        node.listener().onStepDown(partition);
+    }
+
+    /**
+     * Deletes the replicas that never received anything ({@link ReplicaStorage#neverReceivedAnything}):
+     * created empty to wait for their leader, for a join or a replica move that stopped before
+     * adding them (Ratis does not open one that was half-written when its node was killed). Where
+     * the placement puts a replica it is created again, empty; a move run again creates the others.
+     */
+    static void deleteNeverAdded(Path dataDir, ClusterSpec spec, int nodeId)
+            throws IOException {
+        for (int p = 0; p < spec.partitions(); p++) {
+            Path groupDir = ReplicaStorage.groupDir(dataDir, spec, p);
+            if (Files.isDirectory(groupDir) && ReplicaStorage.neverReceivedAnything(groupDir)) {
+                Directories.deleteRecursively(groupDir);
+                LOG.info("node {}: deleted its replica of partition {}, which was created empty and never received "
+                        + "anything (a join or a replica move stopped before adding it)", nodeId, p);
+            }
+        }
+    }
+}
