@@ -26,7 +26,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A client sent to a stale leader is answered NOT_COORDINATOR with that node's own hint, or
  * cannot connect, and finds the coordinator again: the same as after any failover. Not started
- * when every node holds every partition. Channels are {@link PeerChannels}: TLS with the node's own
+ * with one partition (every node holds partition 0); with more it polls only while this node lacks
+ * some partition or holds one the placement does not give it (replica moves change both at
+ * runtime), and asks the current members. A leader's report also names its group's committed
+ * voters: a replica this node still holds although the cluster removed it (while the node was
+ * down) is released ({@link CohortRaftNode#releaseIfRemoved}). Channels are {@link PeerChannels}: TLS with the node's own
  * certificate when the client ports speak TLS (with the authorizer on, the nodes' certificate
  * principals need DESCRIBE on the cluster, or to be super users).
  */
@@ -38,6 +42,8 @@ final class PartitionLeaderDirectory implements AutoCloseable {
 
     private final CohortRaftNode node;
     private final ScheduledExecutorService poller;
+    private final PeerChannels peerChannels;
+    /** Guarded by this. */
     private final Map<Integer, ManagedChannel> channels = new HashMap<>();
     /** Per partition, per reporting node: its last report. Guarded by this. */
     private final Map<Integer, Map<Integer, Report>> reports = new HashMap<>();
@@ -52,16 +58,23 @@ final class PartitionLeaderDirectory implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
         });
-        for (NodeAddress peer : node.spec().peers()) {
-            if (peer.nodeId() != node.nodeId()) {
-                channels.put(peer.nodeId(), peerChannels.apply(peer));
-            }
-        }
+        this.peerChannels = peerChannels;
     }
 
-    /** Starts polling if this node lacks some partition; null when it holds them all. */
+    /** The current members other than this node, each with its channel (made once per node id). */
+    private synchronized Map<Integer, ManagedChannel> peers() {
+        Map<Integer, ManagedChannel> current = new HashMap<>();
+        for (NodeAddress peer : node.spec().peers()) {
+            if (peer.nodeId() != node.nodeId()) {
+                current.put(peer.nodeId(), channels.computeIfAbsent(peer.nodeId(), id -> peerChannels.apply(peer)));
+            }
+        }
+        return current;
+    }
+
+    /** Starts polling with several partitions; null with one, which every node holds. */
     static PartitionLeaderDirectory startIfNeeded(CohortRaftNode node, PeerChannels peerChannels) {
-        if (node.hostedPartitions().size() == node.partitions()) {
+        if (node.partitions() == 1) {
             return null;
         }
         PartitionLeaderDirectory directory = new PartitionLeaderDirectory(node, peerChannels);
@@ -71,7 +84,10 @@ final class PartitionLeaderDirectory implements AutoCloseable {
 
     private void pollAll() {
         try {
-            for (Map.Entry<Integer, ManagedChannel> peer : channels.entrySet()) {
+            if (node.hostedPartitions().size() == node.partitions() && !node.holdsUnplacedReplica()) {
+                return;
+            }
+            for (Map.Entry<Integer, ManagedChannel> peer : peers().entrySet()) {
                 int peerId = peer.getKey();
                 ClusterAdminGrpc.newStub(peer.getValue()).withDeadlineAfter(CALL_DEADLINE_MS, TimeUnit.MILLISECONDS)
                         .clusterStatus(ClusterStatusRequest.newBuilder().setRoutingOnly(true).build(),
@@ -103,7 +119,14 @@ final class PartitionLeaderDirectory implements AutoCloseable {
         long nowMs = System.currentTimeMillis();
         for (PartitionStatus partition : response.getPartitionsList()) {
             int index = partition.getPartitionIndex();
-            if (!partition.getHosted() || index < 0 || index >= node.partitions() || node.hosts(index)) {
+            if (!partition.getHosted() || index < 0 || index >= node.partitions()) {
+                continue;
+            }
+            if (node.hosts(index)) {
+                // A replica the cluster removed while this node was down learns it from the leader.
+                if (partition.getLeaderNodeId() == peerId && partition.getCommittedVoterNodeIdsCount() > 0) {
+                    node.releaseIfRemoved(index, peerId, partition.getTerm(), partition.getCommittedVoterNodeIdsList());
+                }
                 continue;
             }
             reports.computeIfAbsent(index, p -> new HashMap<>())
@@ -136,6 +159,8 @@ final class PartitionLeaderDirectory implements AutoCloseable {
     @Override
     public void close() {
         poller.shutdownNow();
-        channels.values().forEach(ManagedChannel::shutdownNow);
+        synchronized (this) {
+            channels.values().forEach(ManagedChannel::shutdownNow);
+        }
     }
 }

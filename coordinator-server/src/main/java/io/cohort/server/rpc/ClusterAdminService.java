@@ -160,7 +160,8 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
                     .setLeaderNodeId(node.leaderOf(partition))
                     .setTerm(status.term())
                     .setHosted(true)
-                    .addAllReplicaNodeIds(node.spec().replicas(partition)));
+                    .addAllReplicaNodeIds(node.spec().replicas(partition))
+                    .addAllCommittedVoterNodeIds(node.committedVotersIfLeader(partition)));
         }
         return response.build();
     }
@@ -280,7 +281,10 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
             return transferResponse(ErrorCode.INVALID_REQUEST, "node " + request.getTargetNodeId()
                     + " is not a node of the cluster");
         }
-        if (!node.spec().hosts(request.getTargetNodeId(), request.getPartitionIndex())) {
+        boolean targetHolds = node.hosts(request.getPartitionIndex())
+                ? node.groupVoters(request.getPartitionIndex()).contains(request.getTargetNodeId())
+                : node.spec().hosts(request.getTargetNodeId(), request.getPartitionIndex());
+        if (!targetHolds) {
             return transferResponse(ErrorCode.INVALID_REQUEST, "node " + request.getTargetNodeId()
                     + " holds no replica of partition " + request.getPartitionIndex() + " (its replicas: "
                     + node.spec().replicas(request.getPartitionIndex()) + ")");
@@ -443,6 +447,28 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
                 RpcMetrics.NONE);
         if (!refusedWhileStopping(call)) {
             membership.withMembers(membership.removeNode(request)).whenComplete((response, error) ->
+                    respond(call, response, error, r -> r.getErrorCode().name()));
+        }
+    }
+
+    @Override
+    public void hostReplica(io.cohort.api.v1.HostReplicaRequest request,
+                            StreamObserver<io.cohort.api.v1.MembershipChangeResponse> observer) {
+        RpcCall<io.cohort.api.v1.MembershipChangeResponse> call = RpcCall.start("HostReplica", observer,
+                RpcMetrics.NONE);
+        if (!refusedWhileStopping(call)) {
+            membership.hostReplica(request).whenComplete((response, error) ->
+                    respond(call, response, error, r -> r.getErrorCode().name()));
+        }
+    }
+
+    @Override
+    public void movePartition(io.cohort.api.v1.MovePartitionRequest request,
+                              StreamObserver<io.cohort.api.v1.MembershipChangeResponse> observer) {
+        RpcCall<io.cohort.api.v1.MembershipChangeResponse> call = RpcCall.start("MovePartition", observer,
+                RpcMetrics.NONE);
+        if (!refusedWhileStopping(call)) {
+            membership.movePartition(request).whenComplete((response, error) ->
                     respond(call, response, error, r -> r.getErrorCode().name()));
         }
     }

@@ -4,6 +4,7 @@ import io.cohort.api.v1.AddNodeRequest;
 import io.cohort.api.v1.ClusterAdminGrpc;
 import io.cohort.api.v1.DescribeMembershipRequest;
 import io.cohort.api.v1.DescribeMembershipResponse;
+import io.cohort.api.v1.HostReplicaRequest;
 import io.cohort.api.v1.JoinInfoRequest;
 import io.cohort.api.v1.JoinInfoResponse;
 import io.cohort.api.v1.Member;
@@ -11,6 +12,7 @@ import io.cohort.api.v1.MemberProgress;
 import io.cohort.api.v1.MemberRole;
 import io.cohort.api.v1.MembershipChangeResponse;
 import io.cohort.api.v1.MembershipFailure;
+import io.cohort.api.v1.MovePartitionRequest;
 import io.cohort.api.v1.RemoveNodeRequest;
 import io.cohort.api.v1.TransferLeadershipRequest;
 import io.cohort.api.v1.TransferLeadershipResponse;
@@ -52,6 +54,8 @@ final class MembershipRpcs {
     /** A partition's leader hands it to the node running a change within this (Ratis's transfer timeout). */
     private static final long HANDOVER_TIMEOUT_MS = 10_000;
     private static final long HANDOVER_DEADLINE_MS = HANDOVER_TIMEOUT_MS + 5_000;
+    /** A node asked to create a replica answers at once; this covers one that is starting. */
+    private static final long HOST_REPLICA_DEADLINE_MS = 30_000;
 
     private final CohortRaftNode node;
     private final RequestAuthorizer authorizer;
@@ -87,7 +91,7 @@ final class MembershipRpcs {
         if (!node.isLeaderReady(0)) {
             return forward(stub -> stub.addNode(request));
         }
-        return outcome(node.membershipChanges().addNode(address, step -> { }, handover()),
+        return outcome(node.membershipChanges().addNode(address, step -> { }, handover(), replicaPeers()),
                 stub -> stub.addNode(request));
     }
 
@@ -103,8 +107,132 @@ final class MembershipRpcs {
         if (!node.isLeaderReady(0)) {
             return forward(stub -> stub.removeNode(request));
         }
-        return outcome(node.membershipChanges().removeNode(request.getNodeId(), step -> { }, handover()),
-                stub -> stub.removeNode(request));
+        return outcome(node.membershipChanges().removeNode(request.getNodeId(), step -> { }, handover(),
+                replicaPeers()), stub -> stub.removeNode(request));
+    }
+
+    /** A replica move's first step on this node: an empty replica of the partition, waiting to be added. */
+    CompletableFuture<MembershipChangeResponse> hostReplica(HostReplicaRequest request) {
+        MembershipChangeResponse refusal = refusal("HostReplica");
+        if (refusal != null) {
+            return CompletableFuture.completedFuture(refusal);
+        }
+        int partition = request.getPartitionIndex();
+        if (partition < 0 || partition >= node.partitions()) {
+            return CompletableFuture.completedFuture(response(ErrorCode.INVALID_REQUEST, "partition " + partition
+                    + " does not exist; the cluster has " + node.partitions(), MembershipFailure.MEMBERSHIP_FAILURE_NONE,
+                    List.of()));
+        }
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                boolean created = node.hostReplica(partition);
+                return response(ErrorCode.NONE, "", MembershipFailure.MEMBERSHIP_FAILURE_NONE,
+                        List.of("partition " + partition + ": " + (created ? "created an empty replica on node "
+                                : "a replica is already on node ") + node.nodeId()));
+            } catch (java.io.IOException e) {
+                return response(ErrorCode.COORDINATOR_NOT_AVAILABLE, e.getMessage(),
+                        MembershipFailure.MEMBERSHIP_FAILURE_NONE, List.of());
+            }
+        });
+    }
+
+    /** A replica move's second step, on a voter of the partition: its group changed to the replicas given. */
+    CompletableFuture<MembershipChangeResponse> movePartition(MovePartitionRequest request) {
+        MembershipChangeResponse refusal = refusal("MovePartition");
+        if (refusal != null) {
+            return CompletableFuture.completedFuture(refusal);
+        }
+        int partition = request.getPartitionIndex();
+        List<NodeAddress> replicas = new ArrayList<>();
+        for (Member member : request.getReplicasList()) {
+            replicas.add(new NodeAddress(member.getNodeId(), member.getHost(), member.getRaftPort(),
+                    member.getClientPort()));
+        }
+        if (partition <= 0 || partition >= node.partitions() || replicas.isEmpty()) {
+            return CompletableFuture.completedFuture(response(ErrorCode.INVALID_REQUEST, "partition " + partition
+                    + " cannot be moved to " + replicas.size() + " replicas (partition 0 moves with the membership)",
+                    MembershipFailure.MEMBERSHIP_FAILURE_NONE, List.of()));
+        }
+        return node.membershipChanges().movePartitionHere(partition, replicas, step -> { }, handover())
+                .handle((steps, error) -> {
+                    if (error == null) {
+                        return response(ErrorCode.NONE, "", MembershipFailure.MEMBERSHIP_FAILURE_NONE, steps);
+                    }
+                    Throwable cause = error instanceof CompletionException && error.getCause() != null
+                            ? error.getCause() : error;
+                    if (cause instanceof MembershipException m) {
+                        return failed(m);
+                    }
+                    LOG.error("moving partition {} failed", partition, cause);
+                    return response(ErrorCode.UNKNOWN_SERVER_ERROR, String.valueOf(cause),
+                            MembershipFailure.MEMBERSHIP_FAILURE_NONE, List.of());
+                });
+    }
+
+    /**
+     * How a change asks other nodes for their part of a replica move: HostReplica and MovePartition
+     * on their client ports, as the caller of the change (as {@link #handover()}).
+     */
+    private MembershipChanges.ReplicaPeers replicaPeers() {
+        String bearer = Principals.bearerHeader();
+        return new MembershipChanges.ReplicaPeers() {
+            @Override
+            public CompletableFuture<?> hostReplica(int nodeId, int partition) {
+                // Waits for the node's channel to be ready: a node started again a moment ago (its
+                // channel still backing off) must not fail the change.
+                return call(nodeId, stub -> stub.withWaitForReady()
+                        .withDeadlineAfter(HOST_REPLICA_DEADLINE_MS, TimeUnit.MILLISECONDS)
+                        .hostReplica(HostReplicaRequest.newBuilder().setPartitionIndex(partition).build()))
+                        .thenApply(MembershipChangeResponse::getStepsList);
+            }
+
+            @Override
+            public CompletableFuture<List<String>> movePartition(int nodeId, int partition,
+                                                                 List<NodeAddress> replicas) {
+                MovePartitionRequest.Builder request = MovePartitionRequest.newBuilder().setPartitionIndex(partition);
+                for (NodeAddress replica : replicas) {
+                    request.addReplicas(Member.newBuilder().setNodeId(replica.nodeId()).setHost(replica.host())
+                            .setRaftPort(replica.raftPort()).setClientPort(replica.clientPort())
+                            .setRole(MemberRole.MEMBER_ROLE_VOTER));
+                }
+                return call(nodeId, stub -> stub.movePartition(request.build()))
+                        .thenApply(MembershipChangeResponse::getStepsList);
+            }
+
+            private CompletableFuture<MembershipChangeResponse> call(int nodeId, Call call) {
+                ClusterAdminGrpc.ClusterAdminBlockingStub stub = ClusterAdminGrpc.newBlockingStub(
+                                channels.apply(nodeId))
+                        .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(
+                                CallContext.forwardingHeaders(node.nodeId(), bearer)))
+                        .withDeadlineAfter(FORWARD_DEADLINE_MS, TimeUnit.MILLISECONDS);
+                return CompletableFuture.supplyAsync(() -> {
+                    MembershipChangeResponse response;
+                    try {
+                        response = call.on(stub);
+                    } catch (StatusRuntimeException e) {
+                        throw MembershipException.reported(MembershipChanges.Failure.NOT_LEADER, -1, "node " + nodeId
+                                + " did not answer: " + e.getStatus().getCode() + " " + e.getStatus().getDescription());
+                    }
+                    if (response.getErrorCode() != ErrorTable.toProto(ErrorCode.NONE)) {
+                        throw MembershipException.reported(failureOf(response), -1, "node " + nodeId + " answered "
+                                + response.getErrorCode() + ": " + response.getErrorMessage());
+                    }
+                    return response;
+                });
+            }
+        };
+    }
+
+    /** The failure another node's response reports, as {@link #failed} mapped it. */
+    private static MembershipChanges.Failure failureOf(MembershipChangeResponse response) {
+        return switch (response.getFailure()) {
+            case MEMBERSHIP_FAILURE_QUORUM -> MembershipChanges.Failure.QUORUM;
+            case MEMBERSHIP_FAILURE_CHANGE_IN_PROGRESS -> MembershipChanges.Failure.IN_PROGRESS;
+            case MEMBERSHIP_FAILURE_CONFLICT, MEMBERSHIP_FAILURE_UNSUPPORTED -> MembershipChanges.Failure.INVALID;
+            case MEMBERSHIP_FAILURE_TIMEOUT -> MembershipChanges.Failure.TIMEOUT;
+            default -> response.getErrorCode() == ErrorTable.toProto(ErrorCode.COORDINATOR_NOT_AVAILABLE)
+                    ? MembershipChanges.Failure.NOT_LEADER : MembershipChanges.Failure.TIMEOUT;
+        };
     }
 
     DescribeMembershipResponse describe(DescribeMembershipRequest request) {

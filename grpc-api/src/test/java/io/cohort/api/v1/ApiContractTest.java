@@ -146,7 +146,8 @@ class ApiContractTest {
     @Test
     void testClusterAdminMethods() {
         assertEquals(Set.of("ClusterStatus", "TransferLeadership", "CreateAcls", "DeleteAcls", "DescribeAcls",
-                "DescribeGroupConfig", "AlterGroupConfig", "AddNode", "RemoveNode", "DescribeMembership", "JoinInfo",
+                "DescribeGroupConfig", "AlterGroupConfig", "AddNode", "RemoveNode", "HostReplica", "MovePartition",
+                "DescribeMembership", "JoinInfo",
                 "SaveSnapshot", "CreateTopics", "AlterTopics", "DeleteTopics", "ListTopics"),
             methodNames(ClusterAdminGrpc.getServiceDescriptor()));
     }
