@@ -25,8 +25,8 @@
 #
 # --membership adds the online replacement of a node (issue 16), one per three minutes of faults:
 # remove-node, the node killed and its data dir emptied, started again in join mode under the same
-# id, add-node; every partition is then placed on every node (offsets.replication.factor = nodes),
-# because add/remove-node does not move replicas between existing nodes yet.
+# id, add-node; each partition is then placed on 3 of the nodes (offsets.replication.factor 3), so
+# with 5 nodes every replacement moves replicas between nodes, existing ones included.
 #
 # Defaults: 5 nodes, 10 minutes of faults, a seed from the clock (printed, so a run can be
 # replayed: the seed fixes the fault schedule). The report (seed, fault counts, failover times,

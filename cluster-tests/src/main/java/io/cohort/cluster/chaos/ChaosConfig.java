@@ -27,9 +27,9 @@ import java.time.Duration;
  *                   protocol ({@code GroupProtocol.CONSUMER}, server assignors alternating
  *                   {@code uniform} and {@code range}, topics in the registry) instead of the classic one
  * @param membership whether the nemesis also replaces nodes online ({@link Nemesis.Fault#REPLACE_NODE}:
- *                   remove-node, empty disk, join, add-node); every partition is then placed on every
- *                   node (offsets.replication.factor = nodes), since add/remove-node moves no replica
- *                   between existing nodes yet
+ *                   remove-node, empty disk, join, add-node); each partition is then placed on 3 of
+ *                   the nodes (offsets.replication.factor 3), so that with 5 nodes every replacement
+ *                   moves replicas between nodes
  */
 public record ChaosConfig(int nodes, int partitions, Duration faultPhase, long seed, int groups, int membersPerGroup,
         int topicPartitions, int committers, int minLeaderKills, Path reportDir, boolean diskFull, boolean raftTls,

@@ -93,8 +93,9 @@ public final class ChaosRunner {
             builder.smallDisk(config.diskFullNode(), ChaosConfig.SMALL_DISK_BYTES);
         }
         if (config.membership()) {
-            // Every partition on every node: add/remove-node moves no replica between existing nodes yet.
-            builder.set("offsets.replication.factor", config.nodes());
+            // Each partition on 3 of the nodes (with 5 nodes: below the node count), so that every
+            // replacement moves replicas between nodes, existing ones included, under the faults.
+            builder.set("offsets.replication.factor", Math.min(3, config.nodes()));
         }
         if (config.raftTls()) {
             // TLS through the link proxies: they forward bytes, the nodes do the handshakes.
