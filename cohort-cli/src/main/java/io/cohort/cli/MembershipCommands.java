@@ -25,9 +25,10 @@ final class MembershipCommands {
             description = {"Adds a node to the cluster online (AddNode). Start the node first with "
                     + "--join HOST:CLIENT_PORT of a member (cluster.join): it takes the cluster's settings and waits. "
                     + "The node joins each of its partitions as a listener (learner), catches up (snapshot, then "
-                    + "log) and is promoted to voter. Refused if the voters that answer could not form the new "
-                    + "quorum, or while another change runs, or when it would move replicas between existing nodes "
-                    + "(several partitions with offsets.replication.factor below the node count: not supported yet).",
+                    + "log) and is promoted to voter. With offsets.replication.factor below the node count, each "
+                    + "partition then moves to where the placement over the new members puts it, between existing "
+                    + "nodes too (new replicas are caught up before old ones leave). Refused if the voters that "
+                    + "answer could not form the new quorum, or while another change runs.",
                     "Safe to re-run: a change stopped halfway resumes; a node already added is a no-op."})
     static final class AddNode extends AdminCommand {
         @Option(names = "--id", required = true, paramLabel = "N", description = "The new node's id.")
@@ -65,9 +66,9 @@ final class MembershipCommands {
     @Command(name = "remove-node",
             description = {"Removes a node from the cluster online (RemoveNode): leadership is moved off it first, "
                     + "then it leaves every partition's group; it stops serving and says so, and its data dir can be "
-                    + "deleted. Refused if the voters left that answer could not form a quorum, or when it would "
-                    + "move replicas between existing nodes (several partitions with offsets.replication.factor "
-                    + "below the node count: not supported yet; replace such a node with the same id instead).",
+                    + "deleted. With offsets.replication.factor below the node count, its partitions first move to "
+                    + "where the placement over the remaining members puts them. Refused if the voters left that "
+                    + "answer could not form a quorum.",
                     "Safe to re-run; removing a node that is not a member is a no-op."})
     static final class RemoveNode extends AdminCommand {
         @Option(names = "--id", required = true, paramLabel = "N", description = "The node to remove.")
