@@ -12,11 +12,6 @@ import io.cohort.client.OffsetAndMetadata;
 import io.cohort.client.TopicPartition;
 import io.cohort.core.PartitionFunction;
 import io.cohort.core.placement.ReplicaPlacement;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -24,13 +19,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -166,13 +159,13 @@ class ReplicaMoveIT {
                     expected.add(p);
                 }
             }
-            Set<String> expectedGroups = expected.stream().map(ReplicaMoveIT::raftGroupUuid)
+            Set<String> expectedGroups = expected.stream().map(RaftGroupDirs::raftGroupUuid)
                     .collect(Collectors.toCollection(TreeSet::new));
             cluster.awaitCondition(SETTLE, "node " + node + " holds partitions " + expected + " and only their data",
                     () -> hosted(cluster.status(node)).equals(expected)
-                            && raftGroupDirs(cluster.dataDir(node)).equals(expectedGroups),
+                            && RaftGroupDirs.raftGroupDirs(cluster.dataDir(node)).equals(expectedGroups),
                     () -> "hosted " + hosted(cluster.status(node)) + ", Raft group dirs "
-                            + raftGroupDirs(cluster.dataDir(node)));
+                            + RaftGroupDirs.raftGroupDirs(cluster.dataDir(node)));
         }
     }
 
@@ -184,21 +177,6 @@ class ReplicaMoveIT {
     private static List<List<Integer>> placement(Collection<Integer> members) {
         return ReplicaPlacement.place(PARTITIONS, members.stream().map(ReplicaPlacement.Node::of).toList(),
                 REPLICATION_FACTOR);
-    }
-
-    /** ClusterSpec.raftGroupId for the harness's default cluster id, which Ratis names the group's dir by. */
-    private static String raftGroupUuid(int partition) {
-        String name = "cohort/cohort-it/offsets-partition/" + partition;
-        return UUID.nameUUIDFromBytes(name.getBytes(StandardCharsets.UTF_8)).toString();
-    }
-
-    private static Set<String> raftGroupDirs(Path dataDir) {
-        try (Stream<Path> dirs = Files.list(dataDir.resolve("raft"))) {
-            return dirs.filter(Files::isDirectory).map(d -> d.getFileName().toString())
-                    .collect(Collectors.toCollection(TreeSet::new));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     /** One committer per partition, each on a group of that partition. */

@@ -15,7 +15,6 @@ import io.cohort.core.PartitionFunction;
 import io.cohort.core.placement.ReplicaPlacement;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,11 +24,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -81,7 +78,7 @@ class ReplicaPlacementIT {
                         : placement.get(p.getPartitionIndex());
                 assertThat(p.getReplicaNodeIdsList()).as("replicas of p%d", p.getPartitionIndex())
                         .isEqualTo(expected);
-                assertThat(p.getRaftGroupId()).isEqualTo(raftGroupUuid(p.getPartitionIndex()));
+                assertThat(p.getRaftGroupId()).isEqualTo(RaftGroupDirs.raftGroupUuid(p.getPartitionIndex()));
                 assertThat(p.getHosted()).as("node %d hosts p%d", node, p.getPartitionIndex())
                         .isEqualTo(expected.contains(node));
                 assertThat(leaders.get(p.getPartitionIndex())).isEqualTo(expected.get(0));
@@ -92,10 +89,10 @@ class ReplicaPlacementIT {
             Set<String> expectedGroups = new TreeSet<>();
             for (int p = 0; p < PARTITIONS; p++) {
                 if (p == 0 || placement.get(p).contains(node)) {
-                    expectedGroups.add(raftGroupUuid(p));
+                    expectedGroups.add(RaftGroupDirs.raftGroupUuid(p));
                 }
             }
-            assertThat(raftGroupDirs(cluster.dataDir(node))).as("Raft groups in node %d's data dir", node)
+            assertThat(RaftGroupDirs.raftGroupDirs(cluster.dataDir(node))).as("Raft groups in node %d's data dir", node)
                     .isEqualTo(expectedGroups);
             assertThat(expectedGroups.size()).isLessThan(PARTITIONS);
         }
@@ -193,7 +190,7 @@ class ReplicaPlacementIT {
         for (int p = 0; p < partitions; p++) {
             assertThat(leaders.get(p)).isEqualTo(p % 3 + 1);
         }
-        Set<String> allGroups = IntStream.range(0, partitions).mapToObj(ReplicaPlacementIT::raftGroupUuid)
+        Set<String> allGroups = IntStream.range(0, partitions).mapToObj(RaftGroupDirs::raftGroupUuid)
                 .collect(Collectors.toCollection(TreeSet::new));
         for (int node = 1; node <= 3; node++) {
             ClusterStatusResponse status = cluster.status(node);
@@ -202,7 +199,7 @@ class ReplicaPlacementIT {
                 assertThat(p.getHosted()).isTrue();
                 assertThat(p.getReplicaNodeIdsList()).containsExactlyInAnyOrder(1, 2, 3);
             });
-            assertThat(raftGroupDirs(cluster.dataDir(node))).isEqualTo(allGroups);
+            assertThat(RaftGroupDirs.raftGroupDirs(cluster.dataDir(node))).isEqualTo(allGroups);
             assertThat(Files.exists(cluster.dataDir(node).resolve("cluster.properties"))).isTrue();
             assertThat(readString(cluster.dataDir(node).resolve("cluster.properties")))
                     .contains("offsets.replication.factor=3\n");
@@ -241,22 +238,6 @@ class ReplicaPlacementIT {
             if (PartitionFunction.partitionFor(group, PARTITIONS) == partition) {
                 return group;
             }
-        }
-    }
-
-    /** ClusterSpec.raftGroupId for the harness's default cluster id, which Ratis names the group's dir by. */
-    private static String raftGroupUuid(int partition) {
-        String name = "cohort/cohort-it/offsets-partition/" + partition;
-        return UUID.nameUUIDFromBytes(name.getBytes(StandardCharsets.UTF_8)).toString();
-    }
-
-    /** The Raft group directories Ratis keeps under the node's data dir (one per replica). */
-    private static Set<String> raftGroupDirs(Path dataDir) {
-        try (Stream<Path> dirs = Files.list(dataDir.resolve("raft"))) {
-            return dirs.filter(Files::isDirectory).map(d -> d.getFileName().toString())
-                    .collect(Collectors.toCollection(TreeSet::new));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 

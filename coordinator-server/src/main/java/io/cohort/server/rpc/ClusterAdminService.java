@@ -433,43 +433,35 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
     @Override
     public void addNode(io.cohort.api.v1.AddNodeRequest request,
                         StreamObserver<io.cohort.api.v1.MembershipChangeResponse> observer) {
-        RpcCall<io.cohort.api.v1.MembershipChangeResponse> call = RpcCall.start("AddNode", observer, RpcMetrics.NONE);
-        if (!refusedWhileStopping(call)) {
-            membership.withMembers(membership.addNode(request)).whenComplete((response, error) ->
-                    respond(call, response, error, r -> r.getErrorCode().name()));
-        }
+        membershipChange("AddNode", observer, () -> membership.withMembers(membership.addNode(request)));
     }
 
     @Override
     public void removeNode(io.cohort.api.v1.RemoveNodeRequest request,
                            StreamObserver<io.cohort.api.v1.MembershipChangeResponse> observer) {
-        RpcCall<io.cohort.api.v1.MembershipChangeResponse> call = RpcCall.start("RemoveNode", observer,
-                RpcMetrics.NONE);
-        if (!refusedWhileStopping(call)) {
-            membership.withMembers(membership.removeNode(request)).whenComplete((response, error) ->
-                    respond(call, response, error, r -> r.getErrorCode().name()));
-        }
+        membershipChange("RemoveNode", observer, () -> membership.withMembers(membership.removeNode(request)));
     }
 
     @Override
     public void hostReplica(io.cohort.api.v1.HostReplicaRequest request,
                             StreamObserver<io.cohort.api.v1.MembershipChangeResponse> observer) {
-        RpcCall<io.cohort.api.v1.MembershipChangeResponse> call = RpcCall.start("HostReplica", observer,
-                RpcMetrics.NONE);
-        if (!refusedWhileStopping(call)) {
-            membership.hostReplica(request).whenComplete((response, error) ->
-                    respond(call, response, error, r -> r.getErrorCode().name()));
-        }
+        membershipChange("HostReplica", observer, () -> membership.hostReplica(request));
     }
 
     @Override
     public void movePartition(io.cohort.api.v1.MovePartitionRequest request,
                               StreamObserver<io.cohort.api.v1.MembershipChangeResponse> observer) {
-        RpcCall<io.cohort.api.v1.MembershipChangeResponse> call = RpcCall.start("MovePartition", observer,
-                RpcMetrics.NONE);
+        membershipChange("MovePartition", observer, () -> membership.movePartition(request));
+    }
+
+    /** A membership RPC: refused while the node stops, else answered when {@code change} completes. */
+    private void membershipChange(String rpc, StreamObserver<io.cohort.api.v1.MembershipChangeResponse> observer,
+                                  java.util.function.Supplier<java.util.concurrent.CompletableFuture<
+                                          io.cohort.api.v1.MembershipChangeResponse>> change) {
+        RpcCall<io.cohort.api.v1.MembershipChangeResponse> call = RpcCall.start(rpc, observer, RpcMetrics.NONE);
         if (!refusedWhileStopping(call)) {
-            membership.movePartition(request).whenComplete((response, error) ->
-                    respond(call, response, error, r -> r.getErrorCode().name()));
+            change.get().whenComplete((response, error) -> respond(call, response, error,
+                    r -> r.getErrorCode().name()));
         }
     }
 
