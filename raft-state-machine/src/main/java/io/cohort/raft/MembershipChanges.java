@@ -277,6 +277,9 @@ public final class MembershipChanges {
         // Partition 0 first: its configuration is the membership, from which every node computes
         // the placement the other partitions move to.
         addToGroup(0, newNode, steps);
+        // Read the membership now, not within the next 500 ms: the moves call the new node by the
+        // address the members give it (found by the chaos run: "node 1 is not a peer").
+        node.refreshMembership();
         moveReplicas(target, steps);
     }
 
