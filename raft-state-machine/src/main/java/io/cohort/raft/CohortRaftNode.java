@@ -234,7 +234,8 @@ public final class CohortRaftNode implements AutoCloseable {
                 PROPOSAL_EXPIRY_INTERVAL_MS, TimeUnit.MILLISECONDS);
         node.timerScheduler.scheduleWithFixedDelay(
                 () -> node.storageWatch.checkReplicasOpen(spec.partitions(),
-                        p -> !node.hosts(p) || node.isReplicaOpen(p) || node.removedFromCluster()),
+                        p -> !node.hosts(p) || node.isReplicaOpen(p) || node.removedFromCluster()
+                                || node.lifecycle.holdsNothing(p)),
                 REPLICA_CHECK_INTERVAL_MS, REPLICA_CHECK_INTERVAL_MS, TimeUnit.MILLISECONDS);
         LOG.info("node {} started: {} of {} partitions (replication factor {}) on Raft port {} ({})", nodeId,
                 node.hostedPartitions().size(), spec.partitions(), spec.replicationFactor(),
@@ -846,7 +847,7 @@ public final class CohortRaftNode implements AutoCloseable {
         }
     }
 
-    private boolean isReplicaOpen(int partition) {
+    boolean isReplicaOpen(int partition) {
         try {
             return division(partition).getInfo().isAlive();
         } catch (IOException e) {

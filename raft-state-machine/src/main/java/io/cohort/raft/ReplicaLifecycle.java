@@ -94,6 +94,10 @@ final class ReplicaLifecycle {
             if (!node.hosts(p)) {
                 continue;
             }
+            if (!node.isReplicaOpen(p) && holdsNothing(p)) {
+                createAgain(p);
+                continue;
+            }
             try {
                 RaftServer.Division division = node.division(p);
                 boolean alive = division.getInfo().isAlive();
@@ -108,6 +112,40 @@ final class ReplicaLifecycle {
             } catch (IOException | RuntimeException e) {
                 LOG.debug("node {}: partition {}: replica not checked for a move: {}", nodeId, p, e.toString());
             }
+        }
+    }
+
+    /**
+     * Whether this node's replica of {@code partition} (not 0) holds nothing on disk: created empty
+     * to be added and never sent anything ({@link ReplicaStorage#holdsNoData}). Closed,
+     * such a replica is no failed disk: nothing is lost, and {@link #releaseMoved} creates it again.
+     */
+    boolean holdsNothing(int partition) {
+        try {
+            return partition != 0 && node.hosts(partition) && ReplicaStorage.holdsNoData(
+                    ReplicaStorage.groupDir(node.dataDir(), node.spec(), partition), nodeId);
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
+     * A replica waiting to be added that Ratis closed (or never opened: seen after a SIGKILL, when
+     * a node created it again at start while a leader was still staging its previous incarnation)
+     * is created again, empty, so the group's leader can add it.
+     */
+    private synchronized void createAgain(int partition) {
+        if (!node.hosts(partition) || node.isReplicaOpen(partition) || !holdsNothing(partition)) {
+            return;
+        }
+        LOG.warn("node {}: its replica of partition {}, created empty to be added, is closed; creating it again",
+                nodeId, partition);
+        release(partition, new Membership(List.of(), List.of(), -1), List.of());
+        try {
+            host(partition);
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("node {}: could not create its replica of partition {} again: {}", nodeId, partition,
+                    e.toString());
         }
     }
 
@@ -194,7 +232,7 @@ final class ReplicaLifecycle {
     }
 
     /**
-     * Deletes the replicas that never received anything ({@link ReplicaStorage#neverReceivedAnything}):
+     * Deletes the replicas that never received anything ({@link ReplicaStorage#holdsNoData}):
      * created empty to wait for their leader, for a join or a replica move that stopped before
      * adding them (Ratis does not open one that was half-written when its node was killed). Where
      * the placement puts a replica it is created again, empty; a move run again creates the others.
@@ -203,7 +241,7 @@ final class ReplicaLifecycle {
             throws IOException {
         for (int p = 0; p < spec.partitions(); p++) {
             Path groupDir = ReplicaStorage.groupDir(dataDir, spec, p);
-            if (Files.isDirectory(groupDir) && ReplicaStorage.neverReceivedAnything(groupDir)) {
+            if (Files.isDirectory(groupDir) && ReplicaStorage.holdsNoData(groupDir, nodeId)) {
                 Directories.deleteRecursively(groupDir);
                 LOG.info("node {}: deleted its replica of partition {}, which was created empty and never received "
                         + "anything (a join or a replica move stopped before adding it)", nodeId, p);

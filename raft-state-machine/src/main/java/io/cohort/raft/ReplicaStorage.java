@@ -81,17 +81,16 @@ final class ReplicaStorage {
     }
 
     /**
-     * Whether the replica in {@code groupDir} never received anything: no configuration, no log
-     * segment, no snapshot. A replica created empty to wait for its leader (a joining node's, or one
-     * created for a replica move) that was never added; one whose node was killed while creating it
-     * may be half-written. It holds no state and has never voted, so it can be deleted and created
-     * again.
+     * Whether the replica in {@code groupDir} holds no data of a group node {@code nodeId} was ever
+     * listed in: no log segment, no snapshot past index 0, and no configuration that lists the node.
+     * A replica created empty to wait for its leader (a joining node's, or one created for a replica
+     * move) that was never added: its node killed while creating it (a half-written dir), or Ratis
+     * closed it after it had stored its leader's configuration without it. It can be deleted and
+     * created again. A new cluster's replica (an empty snapshot at 0 and a configuration listing
+     * the node) is kept.
      */
-    static boolean neverReceivedAnything(Path groupDir) throws IOException {
+    static boolean holdsNoData(Path groupDir, int nodeId) throws IOException {
         Path current = groupDir.resolve("current");
-        if (Files.exists(current.resolve("raft-meta.conf"))) {
-            return false;
-        }
         if (Files.isDirectory(current)) {
             try (java.util.stream.Stream<Path> files = Files.list(current)) {
                 if (files.anyMatch(f -> f.getFileName().toString().startsWith("log_"))) {
@@ -102,10 +101,26 @@ final class ReplicaStorage {
         Path sm = groupDir.resolve("sm");
         if (Files.isDirectory(sm)) {
             try (java.util.stream.Stream<Path> files = Files.list(sm)) {
-                return files.noneMatch(f -> f.getFileName().toString().startsWith("snapshot."));
+                if (files.map(f -> f.getFileName().toString())
+                        .anyMatch(name -> name.startsWith("snapshot.") && !name.matches("snapshot\\.\\d+_0(\\.md5)?"))) {
+                    return false;
+                }
             }
         }
-        return true;
+        Path conf = current.resolve("raft-meta.conf");
+        if (!Files.exists(conf)) {
+            return true;
+        }
+        try (java.io.InputStream in = Files.newInputStream(conf)) {
+            LogEntryProto entry = LogEntryProto.parseFrom(in);
+            String self = "n" + nodeId;
+            return entry.getConfigurationEntry().getPeersList().stream()
+                    .noneMatch(peer -> peer.getId().toStringUtf8().equals(self))
+                    && entry.getConfigurationEntry().getListenersList().stream()
+                    .noneMatch(peer -> peer.getId().toStringUtf8().equals(self));
+        } catch (IOException | RuntimeException e) {
+            return false; // unreadable: keep it, the node's start reports it
+        }
     }
 
     /** The entry Ratis stores in raft-meta.conf: the group's peers, as of the snapshot's index. */

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * When a node releases a replica because the cluster moved the partition away
  * ({@link HostedReplicas#movedAway}), and which replica dirs hold nothing worth keeping
- * ({@link ReplicaStorage#neverReceivedAnything}).
+ * ({@link ReplicaStorage#holdsNoData}).
  */
 class HostedReplicasTest {
     private static final int SELF = 1;
@@ -81,27 +81,55 @@ class HostedReplicasTest {
     }
 
     @Test
-    void onlyAReplicaThatNeverReceivedAnythingIsDisposable() throws Exception {
+    void onlyAReplicaWithoutDataOfAGroupListingTheNodeIsDisposable() throws Exception {
         Path empty = dir.resolve("empty");
         Files.createDirectories(empty.resolve("current"));
         Files.writeString(empty.resolve("current").resolve("raft-meta"), "term=0\n");
         Files.createDirectories(empty.resolve("sm"));
-        assertThat(ReplicaStorage.neverReceivedAnything(empty)).isTrue();
-        assertThat(ReplicaStorage.neverReceivedAnything(dir.resolve("half-made"))).isTrue();
+        assertThat(ReplicaStorage.holdsNoData(empty, SELF)).isTrue();
+        assertThat(ReplicaStorage.holdsNoData(dir.resolve("half-made"), SELF)).isTrue();
 
-        Path withConf = dir.resolve("conf");
-        Files.createDirectories(withConf.resolve("current"));
-        Files.writeString(withConf.resolve("current").resolve("raft-meta.conf"), "x");
-        assertThat(ReplicaStorage.neverReceivedAnything(withConf)).isFalse();
+        // Its leader's configuration stored (without this node), and the empty snapshot at 0.
+        Path staged = dir.resolve("staged");
+        writeConf(staged, 2, 3);
+        Files.createDirectories(staged.resolve("sm"));
+        Files.writeString(staged.resolve("sm").resolve("snapshot.0_0"), "x");
+        Files.writeString(staged.resolve("sm").resolve("snapshot.0_0.md5"), "x");
+        assertThat(ReplicaStorage.holdsNoData(staged, SELF)).isTrue();
+
+        // A new cluster's replica: the empty snapshot and a configuration listing the node.
+        Path created = dir.resolve("created");
+        writeConf(created, 1, 2, 3);
+        assertThat(ReplicaStorage.holdsNoData(created, SELF)).isFalse();
+
+        Path unreadable = dir.resolve("unreadable");
+        Files.createDirectories(unreadable.resolve("current"));
+        Files.write(unreadable.resolve("current").resolve("raft-meta.conf"), new byte[] {(byte) 0xff, 0x01});
+        assertThat(ReplicaStorage.holdsNoData(unreadable, SELF)).isFalse();
 
         Path withLog = dir.resolve("log");
         Files.createDirectories(withLog.resolve("current"));
         Files.writeString(withLog.resolve("current").resolve("log_inprogress_1"), "x");
-        assertThat(ReplicaStorage.neverReceivedAnything(withLog)).isFalse();
+        assertThat(ReplicaStorage.holdsNoData(withLog, SELF)).isFalse();
 
         Path withSnapshot = dir.resolve("snapshot");
         Files.createDirectories(withSnapshot.resolve("sm"));
-        Files.writeString(withSnapshot.resolve("sm").resolve("snapshot.0_0"), "x");
-        assertThat(ReplicaStorage.neverReceivedAnything(withSnapshot)).isFalse();
+        Files.writeString(withSnapshot.resolve("sm").resolve("snapshot.3_120"), "x");
+        assertThat(ReplicaStorage.holdsNoData(withSnapshot, SELF)).isFalse();
+    }
+
+    private static void writeConf(Path groupDir, int... peers) throws Exception {
+        Files.createDirectories(groupDir.resolve("current"));
+        org.apache.ratis.proto.RaftProtos.RaftConfigurationProto.Builder conf =
+                org.apache.ratis.proto.RaftProtos.RaftConfigurationProto.newBuilder();
+        for (int peer : peers) {
+            conf.addPeers(org.apache.ratis.proto.RaftProtos.RaftPeerProto.newBuilder()
+                    .setId(org.apache.ratis.thirdparty.com.google.protobuf.ByteString.copyFromUtf8("n" + peer))
+                    .setAddress("127.0.0.1:" + (7200 + peer)));
+        }
+        try (java.io.OutputStream out = Files.newOutputStream(groupDir.resolve("current").resolve("raft-meta.conf"))) {
+            org.apache.ratis.proto.RaftProtos.LogEntryProto.newBuilder().setTerm(2).setIndex(1)
+                    .setConfigurationEntry(conf).build().writeTo(out);
+        }
     }
 }
