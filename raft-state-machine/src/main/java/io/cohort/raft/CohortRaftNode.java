@@ -119,8 +119,7 @@ public final class CohortRaftNode implements AutoCloseable {
             if (!spec.hosts(nodeId, p) && !Files.isDirectory(ReplicaStorage.groupDir(dataDir, spec, p))) {
                 continue;
             }
-            stateMachines[p] = new PartitionStateMachine(p, new GroupCoordinatorShard(spec.groupConfig()), hooks,
-                    clientId);
+            stateMachines[p] = newStateMachine(p);
             replicas.registerStateMachine(spec.raftGroupId(p), stateMachines[p]);
         }
         this.raftTls = RaftTls.open(raftPort.tls());

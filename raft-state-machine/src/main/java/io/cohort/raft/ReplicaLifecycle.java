@@ -107,7 +107,7 @@ final class ReplicaLifecycle {
                 Membership conf = node.membershipOf(division.getRaftConf());
                 if (replicas.movedAway(p, nodeId, conf, alive, nowMs,
                         2L * node.tuning().electionTimeoutMaxMs())) {
-                    release(p, conf);
+                    release(p, conf.voterIds());
                 }
             } catch (IOException | RuntimeException e) {
                 LOG.debug("node {}: partition {}: replica not checked for a move: {}", nodeId, p, e.toString());
@@ -140,7 +140,7 @@ final class ReplicaLifecycle {
         }
         LOG.warn("node {}: its replica of partition {}, created empty to be added, is closed; creating it again",
                 nodeId, partition);
-        release(partition, new Membership(List.of(), List.of(), -1), List.of());
+        release(partition, List.of());
         try {
             host(partition);
         } catch (IOException | RuntimeException e) {
@@ -190,18 +190,15 @@ final class ReplicaLifecycle {
             LOG.info("node {}: partition {}'s leader, node {} at term {}, has committed the group {} without this "
                     + "node; this replica (still at configuration index {}, {}) missed its removal", nodeId, partition,
                     leaderNodeId, leaderTerm, committedVoters, conf.confIndex(), conf.voterIds());
-            release(partition, new Membership(List.of(), List.of(), -1), committedVoters);
+            release(partition, committedVoters);
             return true;
         } catch (IOException | RuntimeException e) {
             return false;
         }
     }
 
-    private synchronized void release(int partition, Membership conf) {
-        release(partition, conf, conf.voterIds());
-    }
-
-    private synchronized void release(int partition, Membership conf, List<Integer> groupNow) {
+    /** Stops serving {@code partition} here and deletes its data; {@code groupNow}: its voters, for the log. */
+    private synchronized void release(int partition, List<Integer> groupNow) {
         RaftGroupId groupId = node.spec().raftGroupId(partition);
         HostedReplicas.Replica replica = replicas.clear(partition, groupId);
         if (replica == null) {
@@ -215,8 +212,8 @@ final class ReplicaLifecycle {
                         + " holds no replica of it any more", null));
         replica.proposer().close();
         try {
-            RaftClientReply reply = node.raftServer().groupManagement(GroupManagementRequest.newRemove(node.clientId(), node.selfId(),
-                    node.nextAdminCallId(), groupId, true, false));
+            RaftClientReply reply = node.raftServer().groupManagement(GroupManagementRequest.newRemove(
+                    node.clientId(), node.selfId(), node.nextAdminCallId(), groupId, true, false));
             if (!reply.isSuccess()) {
                 LOG.info("node {}: Ratis did not remove partition {}'s group ({}); deleting its directory", nodeId,
                         partition, String.valueOf(reply.getException()));
