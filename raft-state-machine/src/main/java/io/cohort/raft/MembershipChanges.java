@@ -409,7 +409,7 @@ public final class MembershipChanges {
         }
         if (group.isVoter(id)) {
             int others = group.voters().size() - 1;
-            int live = liveVoters(p, id);
+            int live = liveVoters(p, id, others / 2 + 1);
             if (others == 0 || live < others / 2 + 1) {
                 throw new MembershipException(Failure.QUORUM, -1, "partition " + p + ": removing node " + id
                         + " leaves " + others + " voters of which " + live + " answer, below the quorum of "
@@ -456,8 +456,8 @@ public final class MembershipChanges {
     }
 
     private void requireQuorumWith(int p, Membership group, int id) {
-        int liveVoters = liveVoters(p, -1);
         int newQuorum = (group.voters().size() + 1) / 2 + 1;
+        int liveVoters = liveVoters(p, -1, newQuorum - 1);
         // The new voter joins only once caught up, so it counts: etcd's "started members >= new quorum".
         if (liveVoters + 1 < newQuorum) {
             throw new MembershipException(Failure.QUORUM, -1, "partition " + p + ": only " + liveVoters + " of "
@@ -504,7 +504,7 @@ public final class MembershipChanges {
             // The strict check on partition 0 before anything changes; each other partition's
             // removal is checked again by its leader.
             int others = members.voters().size() - 1;
-            int live = liveVoters(0, id);
+            int live = liveVoters(0, id, others / 2 + 1);
             if (live < others / 2 + 1) {
                 throw new MembershipException(Failure.QUORUM, -1, "partition 0: removing node " + id + " leaves "
                         + others + " voters of which " + live + " answer, below the quorum of " + (others / 2 + 1)
@@ -552,10 +552,24 @@ public final class MembershipChanges {
 
     /**
      * The leader plus the voters (other than {@code excluded}) it heard from within the minimum
-     * election timeout (a live follower answers a heartbeat every half of it). A voter killed an
-     * instant ago still counts: as for etcd, the check is as fresh as the leader's view.
+     * election timeout (a live follower answers a heartbeat every half of it), waiting up to two
+     * maximum election timeouts for {@code wanted} of them: a leader elected an instant ago (a
+     * partition handed over for the change) has not heard from its followers yet, nor has any
+     * leader from a voter restarted an instant ago (a re-run after a crash), and refusing either
+     * for a quorum it has was seen in ReplicaMoveIT. A voter killed an instant ago still counts:
+     * as for etcd, the check is as fresh as the leader's view.
      */
-    private int liveVoters(int p, int excluded) {
+    private int liveVoters(int p, int excluded, int wanted) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2L * node.tuning().electionTimeoutMaxMs());
+        int live = liveVotersNow(p, excluded);
+        while (live < wanted && System.nanoTime() < deadline) {
+            sleep(POLL_MS);
+            live = liveVotersNow(p, excluded);
+        }
+        return live;
+    }
+
+    private int liveVotersNow(int p, int excluded) {
         Membership group = groupConf(p);
         long limitMs = node.tuning().electionTimeoutMinMs();
         int live = node.nodeId() == excluded ? 0 : 1;
