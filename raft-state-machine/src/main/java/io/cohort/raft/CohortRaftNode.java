@@ -264,17 +264,26 @@ public final class CohortRaftNode implements AutoCloseable {
     private void addMissingGroups() throws IOException {
         Set<RaftGroupId> existing = new HashSet<>();
         server.getGroupIds().forEach(existing::add);
+        boolean ranBefore = existing.contains(spec().raftGroupId(0));
         for (int p = 0; p < spec().partitions(); p++) {
             if (!hosts(p) || existing.contains(spec().raftGroupId(p))) {
                 continue;
             }
-            // A joining replica knows no configuration: the leader's add-node gives it one. So does a
-            // replica missing once the members changed (a move to this node that stopped before it
-            // created the replica): its group's leader adds it when the change runs again.
-            boolean waitToBeAdded = joining || !spec().peers().equals(view.initialSpec().peers());
+            // A replica missing at a start of a node that ran before (its replica of partition 0,
+            // the membership, is on disk) knows no configuration: a move to this node was creating
+            // it (deleted at start if it never received anything), and its group's leader adds it
+            // when the move runs again; so does a joining node's. Until this change it was created
+            // with the placement's peers whenever the peers at start equalled the cached members:
+            // it started as a follower of a group that did not list it, called an election as soon
+            // as its leader installed a snapshot, was told it is not in the configuration and shut
+            // (seen in ReplicaMoveIT: a move resumed after a SIGKILL never finished). Only the first
+            // start of a node whose replicas were not written before Ratis ran (the layout before
+            // NewReplicas) creates them with the placement's peers.
+            boolean waitToBeAdded = joining || ranBefore;
             RaftGroup group = waitToBeAdded ? RaftGroup.valueOf(spec().raftGroupId(p), List.of()) : raftGroup(p);
             if (waitToBeAdded) {
                 LOG.info("node {}: replica of partition {} created empty, waiting to be added", nodeId, p);
+                replicas.noteLogRead(p, -1); // no history of its own: only what its leader sends
             }
             RaftClientReply reply = server.groupManagement(GroupManagementRequest.newAdd(clientId, selfId,
                     adminCallIds.incrementAndGet(), group, true));

@@ -18,7 +18,8 @@ import org.apache.ratis.protocol.RaftGroupId;
  * partition 0's membership ({@link MembershipView}), only a configuration newer than that one
  * which leaves this node out is a decision of the cluster to move the replica away; an older one
  * is this replica's log going back, and a replica that never saw itself listed is still being
- * added (caught up from a snapshot whose configuration predates it).
+ * added (caught up from a snapshot whose configuration predates it). After a restart, "seen" also
+ * covers the configuration entries in the replica's own Raft log ({@link ReplicaLifecycle}).
  */
 final class HostedReplicas {
     /** What the node runs for one partition it holds a replica of. */
@@ -31,11 +32,14 @@ final class HostedReplicas {
     private final long[] lastMemberConfIndex;
     /** Since when (ms) a partition's configuration has left this node out, after listing it; -1 if not. */
     private final long[] leftOutSinceMs;
+    /** Whether the replica's Raft log was read for configurations listing this node ({@link #noteLogRead}). */
+    private final boolean[] logRead;
 
     HostedReplicas(int partitions) {
         this.byPartition = new AtomicReferenceArray<>(partitions);
         this.lastMemberConfIndex = new long[partitions];
         this.leftOutSinceMs = new long[partitions];
+        this.logRead = new boolean[partitions];
         java.util.Arrays.fill(lastMemberConfIndex, -1);
         java.util.Arrays.fill(leftOutSinceMs, -1);
     }
@@ -76,6 +80,7 @@ final class HostedReplicas {
         synchronized (this) {
             lastMemberConfIndex[partition] = -1;
             leftOutSinceMs[partition] = -1;
+            logRead[partition] = false;
         }
         byPartition.set(partition, replica);
     }
@@ -85,6 +90,23 @@ final class HostedReplicas {
         Replica replica = byPartition.getAndSet(partition, null);
         stateMachineByGroup.remove(groupId);
         return replica;
+    }
+
+    /**
+     * Whether {@code partition}'s replica still has to be read for configurations listing this node:
+     * once per replica, and only while none has been seen listing it (a node restarted since).
+     */
+    synchronized boolean logUnread(int partition) {
+        return !logRead[partition] && lastMemberConfIndex[partition] < 0;
+    }
+
+    /**
+     * Records that {@code partition}'s replica's Raft log was read: {@code memberConfIndex}, the
+     * newest configuration entry in it listing this node (-1 if none), counts as seen.
+     */
+    synchronized void noteLogRead(int partition, long memberConfIndex) {
+        logRead[partition] = true;
+        lastMemberConfIndex[partition] = Math.max(lastMemberConfIndex[partition], memberConfIndex);
     }
 
     /** Whether this node's replica of {@code partition} was seen listed in its group's configuration. */

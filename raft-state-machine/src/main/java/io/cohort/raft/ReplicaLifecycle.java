@@ -6,11 +6,18 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
 import org.apache.ratis.protocol.GroupManagementRequest;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.raftlog.LogEntryHeader;
+import org.apache.ratis.server.raftlog.RaftLog;
+import org.apache.ratis.server.raftlog.RaftLogIOException;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,14 +53,23 @@ final class ReplicaLifecycle {
      * Creates an empty replica of {@code partition} here, to be added to its group by the group's
      * leader (a replica move): like a joining node's, it has no configuration and waits; Ratis
      * stages it (snapshot, then the log) until it is caught up. Returns false if this node already
-     * holds one.
+     * holds one that runs.
      */
     synchronized boolean host(int partition) throws IOException {
         if (partition < 0 || partition >= node.spec().partitions()) {
             throw new IllegalArgumentException("partition " + partition + " does not exist");
         }
         if (node.hosts(partition)) {
-            return false;
+            if (node.isReplicaOpen(partition) || !shutDownByRatis.contains(partition)) {
+                return false;
+            }
+            // Asked for a replica again (a move re-run) while the one here was shut down by Ratis:
+            // its group's leader answered its vote request that it is not in the configuration (a
+            // replica whose add did not finish, its node killed meanwhile), so it would refuse
+            // everything. Its data belongs to no configuration listing it: created again, empty.
+            LOG.info("node {}: its replica of partition {} was shut down by Ratis (not in its group's configuration);"
+                    + " creating it again, empty, to be added", nodeId, partition);
+            release(partition, List.of());
         }
         shutDownByRatis.remove(partition);
         if (node.removedFromCluster()) {
@@ -65,6 +81,9 @@ final class ReplicaLifecycle {
         HostedReplicas.Replica replica = node.newReplica(partition, stateMachine);
         node.forgetLeader(partition);
         replicas.set(partition, replica);
+        // No history of its own to read after a restart (newestConfListingThisNode): what its log
+        // will hold is its leader's, whose old configurations may list this node from an earlier stay.
+        replicas.noteLogRead(partition, -1);
         RaftClientReply reply = node.raftServer().groupManagement(GroupManagementRequest.newAdd(node.clientId(), node.selfId(),
                 node.nextAdminCallId(), RaftGroup.valueOf(groupId, List.of()), true));
         if (!reply.isSuccess()) {
@@ -100,6 +119,9 @@ final class ReplicaLifecycle {
             }
             try {
                 RaftServer.Division division = node.division(p);
+                if (!node.spec().hosts(nodeId, p) && replicas.logUnread(p)) {
+                    replicas.noteLogRead(p, newestConfListingThisNode(p, division.getRaftLog()));
+                }
                 boolean alive = division.getInfo().isAlive();
                 if (!alive && !shutDownByRatis.contains(p)) {
                     continue; // closed for another reason (a failed log): the storage watch's case
@@ -113,6 +135,47 @@ final class ReplicaLifecycle {
                 LOG.debug("node {}: partition {}: replica not checked for a move: {}", nodeId, p, e.toString());
             }
         }
+    }
+
+    /**
+     * The index of the newest configuration entry in {@code log} that lists this node (a voter or
+     * listener, of the new or the old configuration), or -1. Read once for a replica this node
+     * holds but the placement does not give it, when this run has not seen it listed: after a
+     * restart, a replica whose removal this node received, or had not finished releasing, before a
+     * crash (a SIGKILL between the two, seen in ReplicaMoveIT) starts with a configuration without
+     * the node and would otherwise be taken for one being added and kept for good. A
+     * configuration newer than the entry found that leaves the node out is then a removal, as at
+     * runtime. Only replicas found on disk at a start are read (one created empty since holds only
+     * what its leader sent, maybe configurations from this node's earlier stay in the group).
+     * Entries already folded into a snapshot are not read (none found: kept, as before).
+     */
+    private long newestConfListingThisNode(int partition, RaftLog log) {
+        ByteString self = node.selfId().toByteString();
+        long found = -1;
+        // The headers (in memory) say which entries are configurations; only those are read.
+        for (LogEntryHeader header : log.getEntries(Math.max(0, log.getStartIndex()), log.getNextIndex())) {
+            if (header.getLogEntryBodyCase() != LogEntryProto.LogEntryBodyCase.CONFIGURATIONENTRY) {
+                continue;
+            }
+            try {
+                LogEntryProto entry = log.get(header.getIndex());
+                if (entry != null && lists(entry.getConfigurationEntry(), self)) {
+                    found = Math.max(found, header.getIndex());
+                }
+            } catch (RaftLogIOException e) {
+                LOG.debug("node {}: partition {}: log entry {} not read: {}", nodeId, partition, header.getIndex(),
+                        e.toString());
+            }
+        }
+        LOG.info("node {}: partition {}: its replica, not placed here, was last listed in its group at log index {}",
+                nodeId, partition, found);
+        return found;
+    }
+
+    private static boolean lists(RaftConfigurationProto conf, ByteString peerId) {
+        return Stream.of(conf.getPeersList(), conf.getOldPeersList(), conf.getListenersList(),
+                        conf.getOldListenersList())
+                .flatMap(List::stream).anyMatch(peer -> peer.getId().equals(peerId));
     }
 
     /**

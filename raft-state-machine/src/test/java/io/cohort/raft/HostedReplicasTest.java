@@ -37,6 +37,30 @@ class HostedReplicasTest {
     }
 
     @Test
+    void afterARestartTheReplicasOwnLogSaysWhetherItWasAMember() {
+        // Removed (configuration 20 without it), killed before releasing, restarted: this run never
+        // saw it listed, but its log holds configuration 15 listing it (the joint one of its removal).
+        HostedReplicas removed = new HostedReplicas(2);
+        assertThat(removed.logUnread(1)).isTrue();
+        removed.noteLogRead(1, 15);
+        assertThat(removed.logUnread(1)).isFalse();
+        assertThat(removed.wasMember(1)).isTrue();
+        assertThat(removed.movedAway(1, SELF, conf(20, 2, 3), true, 0, HOLD_MS)).isFalse();
+        assertThat(removed.movedAway(1, SELF, conf(20, 2, 3), true, 1_101, HOLD_MS)).isTrue();
+
+        // Being added, restarted: its log holds only configurations from before it. Read once, never released.
+        HostedReplicas beingAdded = new HostedReplicas(2);
+        beingAdded.noteLogRead(1, -1);
+        assertThat(beingAdded.logUnread(1)).isFalse();
+        assertThat(beingAdded.wasMember(1)).isFalse();
+        assertThat(beingAdded.movedAway(1, SELF, conf(20, 2, 3), true, 5_000, HOLD_MS)).isFalse();
+
+        // A replica created again is read again.
+        beingAdded.set(1, null);
+        assertThat(beingAdded.logUnread(1)).isTrue();
+    }
+
+    @Test
     void aNewerConfigurationWithoutTheNodeReleasesItAfterTheHold() {
         HostedReplicas replicas = new HostedReplicas(2);
         assertThat(replicas.movedAway(1, SELF, conf(10, 1, 2), true, 0, HOLD_MS)).isFalse();
