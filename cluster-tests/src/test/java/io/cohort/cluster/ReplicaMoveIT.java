@@ -7,6 +7,7 @@ import io.cohort.api.v1.ErrorCode;
 import io.cohort.api.v1.MembershipChangeResponse;
 import io.cohort.api.v1.PartitionStatus;
 import io.cohort.client.CohortClient;
+import io.cohort.client.CohortException;
 import io.cohort.client.OffsetAndMetadata;
 import io.cohort.client.TopicPartition;
 import io.cohort.core.PartitionFunction;
@@ -18,11 +19,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -32,11 +36,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * remove-node move replicas between nodes, existing ones included. Real JVMs, 4 partitions at
  * replication factor 2, one committer per partition the whole time: 3 nodes grow to 4 (partition
  * 2 moves from nodes {2,3} to {1,2}: node 1, an existing node, gains a replica, node 3 loses one),
- * then node 1 is removed while it runs (its replicas move to the others). (A SIGKILL of the node
- * running a move, then a re-run, is not reliable yet: docs/OPERATIONS.md, "Replica moves".) After each change every
- * node holds exactly the partitions the placement over the members gives it, and its data dir only
- * their Raft groups (released replicas' data deleted); no acknowledged commit is lost. The longest
- * gap between two acknowledged commits of any committer during each change is printed.
+ * then node 1 is removed while it runs (its replicas move to the others); and, on a cluster of its
+ * own, the same add-node with the node running it SIGKILLed halfway and the command re-run. After
+ * each change every node holds exactly the partitions the placement over the members gives it, and
+ * its data dir only their Raft groups (released replicas' data deleted); no acknowledged commit is
+ * lost. The longest gap between two acknowledged commits of any committer during each change is
+ * printed.
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class ReplicaMoveIT {
@@ -57,18 +62,15 @@ class ReplicaMoveIT {
 
     @Test
     void addAndRemoveNodeMoveReplicasBetweenExistingNodesUnderCommits() throws Exception {
-        ProcessCluster cluster = run.start(ProcessCluster.builder().nodes(3).partitions(PARTITIONS)
-                .set("offsets.replication.factor", REPLICATION_FACTOR).jvmArgs("-Xmx256m"));
+        ProcessCluster cluster = startCluster();
         History history = new History(cluster.runDir().resolve("history.log"));
-        cluster.awaitStableLeaders(SETTLE);
         // The placements this test relies on: growing to 4 moves partition 2 onto node 1, which exists.
         assertThat(placement(List.of(1, 2, 3)).get(2)).containsExactlyInAnyOrder(2, 3);
         assertThat(placement(List.of(1, 2, 3, 4)).get(2)).containsExactlyInAnyOrder(1, 2);
         assertHoldsAsPlaced(cluster, List.of(1, 2, 3));
 
         List<Thread> committers = startCommitters(cluster.bootstrap());
-        try (CohortClient admin = CohortClient.builder().bootstrap(cluster.bootstrap()).clientId("replica-move-it")
-                .apiTimeout(Duration.ofSeconds(60)).build()) {
+        try (CohortClient admin = admin(cluster)) {
             awaitAcks(100);
 
             cluster.startJoining(4, 1);
@@ -92,12 +94,32 @@ class ReplicaMoveIT {
                     () -> cluster.status(2).getNodesList().stream().noneMatch(n -> n.getNodeId() == 1), () -> "");
             assertHoldsAsPlaced(cluster, List.of(2, 3, 4));
         } finally {
-            stop.set(true);
-            for (Thread committer : committers) {
-                committer.join(30_000);
-            }
+            stopCommitters(committers);
         }
         assertThat(committerFailures).isEmpty();
+        assertAcknowledgedReadBack(cluster, history);
+    }
+
+    private ProcessCluster startCluster() {
+        ProcessCluster cluster = run.start(ProcessCluster.builder().nodes(3).partitions(PARTITIONS)
+                .set("offsets.replication.factor", REPLICATION_FACTOR).jvmArgs("-Xmx256m"));
+        cluster.awaitStableLeaders(SETTLE);
+        return cluster;
+    }
+
+    private static CohortClient admin(ProcessCluster cluster) {
+        return CohortClient.builder().bootstrap(cluster.bootstrap()).clientId("replica-move-it")
+                .apiTimeout(Duration.ofSeconds(60)).build();
+    }
+
+    private void stopCommitters(List<Thread> committers) throws InterruptedException {
+        stop.set(true);
+        for (Thread committer : committers) {
+            committer.join(30_000);
+        }
+    }
+
+    private void assertAcknowledgedReadBack(ProcessCluster cluster, History history) {
         try (CohortClient reader = CohortClient.builder().bootstrap(cluster.clientAddress(2)).clientId("reader")
                 .build()) {
             for (Map.Entry<String, Long> acked : acknowledged.entrySet()) {
@@ -106,6 +128,58 @@ class ReplicaMoveIT {
             }
         }
         history.record("every acknowledged offset read back: " + acknowledged);
+    }
+
+    /**
+     * add-node 4 with the node running it (partition 0's leader) SIGKILLed once the move of
+     * partition 2 onto node 1 has begun; the node is started again and the command re-run, which
+     * finishes the move: every node then holds what the placement gives it, and no acknowledged
+     * commit is lost.
+     */
+    @Test
+    void aMoveInterruptedByASigkillOfItsRunnerFinishesWhenReRun() throws Exception {
+        ProcessCluster cluster = startCluster();
+        History history = new History(cluster.runDir().resolve("history.log"));
+        List<Thread> committers = startCommitters(cluster.bootstrap());
+        try (CohortClient admin = admin(cluster)) {
+            awaitAcks(100);
+            cluster.startJoining(4, 1);
+            resetGaps();
+            CompletableFuture<MembershipChangeResponse> interrupted = CompletableFuture.supplyAsync(
+                    () -> admin.addNode(4, cluster.raftAddress(4), cluster.clientAddress(4), CHANGE_TIMEOUT));
+            cluster.awaitCondition(CHANGE_TIMEOUT, "node 1 holds a replica of partition 2 (the move began)",
+                    () -> interrupted.isDone() || hosted(cluster.status(1)).contains(2), () -> "");
+            int runner = cluster.status(2).getPartitionsList().stream().filter(p -> p.getPartitionIndex() == 0)
+                    .findFirst().orElseThrow().getLeaderNodeId();
+            assertThat(runner).isBetween(1, 3);
+            cluster.kill(runner);
+            history.record("SIGKILL of node " + runner + ", which ran add-node 4, the move of partition 2 begun");
+            cluster.start(runner);
+            String first;
+            try {
+                first = "first attempt answered " + interrupted.get(200, TimeUnit.SECONDS).getErrorCode();
+            } catch (ExecutionException e) {
+                first = "first attempt failed: " + e.getCause().getMessage();
+            }
+            history.record("add-node 4 after the SIGKILL of node " + runner + ": " + first);
+            // Re-run until it is not refused for another change still running (the node that ran the
+            // first attempt had asked another node to move partition 2; that node finishes it first).
+            MembershipChangeResponse[] rerun = new MembershipChangeResponse[1];
+            Awaitility.await().atMost(CHANGE_TIMEOUT).pollInterval(Duration.ofSeconds(1))
+                    .ignoreExceptionsMatching(e -> e instanceof CohortException c
+                            && c.errorCode() == ErrorCode.REBALANCE_IN_PROGRESS)
+                    .until(() -> {
+                        rerun[0] = admin.addNode(4, cluster.raftAddress(4), cluster.clientAddress(4), CHANGE_TIMEOUT);
+                        return true;
+                    });
+            record(history, "add-node 4 re-run after the SIGKILL of node " + runner + " (" + first + ")", rerun[0]);
+            awaitAcks(100);
+            assertHoldsAsPlaced(cluster, List.of(1, 2, 3, 4));
+        } finally {
+            stopCommitters(committers);
+        }
+        assertThat(committerFailures).isEmpty();
+        assertAcknowledgedReadBack(cluster, history);
     }
 
     private void record(History history, String change, MembershipChangeResponse response) {
@@ -200,7 +274,7 @@ class ReplicaMoveIT {
     /** Waits until every committer has had {@code count} more commits acknowledged. */
     private void awaitAcks(int count) {
         Map<String, Long> start = Map.copyOf(acknowledged);
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(90)).until(() -> {
+        Awaitility.await().atMost(Duration.ofSeconds(90)).until(() -> {
             for (String group : lastAckNanos.keySet()) {
                 if (acknowledged.getOrDefault(group, -1L) < start.getOrDefault(group, -1L) + count) {
                     return !committerFailures.isEmpty();
