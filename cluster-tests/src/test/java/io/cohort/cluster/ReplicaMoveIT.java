@@ -152,6 +152,8 @@ class ReplicaMoveIT {
             int runner = cluster.status(2).getPartitionsList().stream().filter(p -> p.getPartitionIndex() == 0)
                     .findFirst().orElseThrow().getLeaderNodeId();
             assertThat(runner).isBetween(1, 3);
+            // Else the kill would interrupt nothing and the re-run below would prove nothing.
+            assertThat(interrupted).as("add-node 4 still running when its runner is killed").isNotDone();
             cluster.kill(runner);
             history.record("SIGKILL of node " + runner + ", which ran add-node 4, the move of partition 2 begun");
             cluster.start(runner);
