@@ -20,8 +20,12 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -48,7 +52,8 @@ import org.slf4j.LoggerFactory;
  * followed. A follower never runs that code, so no amount of waiting warms it.
  *
  * <p>What: two in-process nodes ({@value #CLUSTER_ID}, one partition, loopback ports the OS picks,
- * data in {@code <java.io.tmpdir>/cohort-warmup-<pid>}, deleted after, no fsync) elect a leader; a plaintext gRPC
+ * under a lock that other warm-ups on the machine wait for, data in
+ * {@code <java.io.tmpdir>/cohort-warmup-<pid>}, deleted after, no fsync) elect a leader; a plaintext gRPC
  * client drives the production path on it (FindCoordinator, OffsetCommit from several groups at
  * once, OffsetFetch, one classic member's join, sync, heartbeat, commit and leave, DescribeGroups);
  * then leadership moves to the other node by the same transfer the balancer uses and the calls run
@@ -136,10 +141,15 @@ final class LeaderPathWarmup {
         Directories.createPrivate(dir);
         List<CohortServer> servers = new ArrayList<>();
         try {
-            String peers = "1=127.0.0.1:" + freePort() + ":" + freePort() + ",2=127.0.0.1:" + freePort() + ":"
-                    + freePort();
-            for (int nodeId = 1; nodeId <= 2; nodeId++) {
-                servers.add(CohortServer.start(ServerConfig.of(settings(dir, nodeId, peers))));
+            // From picking the ports to binding them, no other warm-up on this machine picks any: two
+            // nodes started at once were handed the same just-released port, and Ratis answers a Raft
+            // port it cannot bind by exiting the JVM, the real node's with it.
+            try (FileChannel ignored = portPickLock(dir.getParent(), giveUp)) {
+                String peers = "1=127.0.0.1:" + freePort() + ":" + freePort() + ",2=127.0.0.1:" + freePort() + ":"
+                        + freePort();
+                for (int nodeId = 1; nodeId <= 2; nodeId++) {
+                    servers.add(CohortServer.start(ServerConfig.of(settings(dir, nodeId, peers))));
+                }
             }
             LOG.info("leader-path warm-up: a throwaway 2-node cluster '{}' (Raft {}) under {}; its lines in this"
                     + " log, Ratis's warnings included, are about nothing real", CLUSTER_ID,
@@ -329,6 +339,35 @@ final class LeaderPathWarmup {
             }
         } catch (IOException e) {
             LOG.debug("cannot list {}: {}", tempDir, e.toString());
+        }
+    }
+
+    /**
+     * The machine-wide lock ({@code <tempDir>/cohort-warmup.lock}) that a warm-up holds from picking its
+     * ports to binding them, returned as its open channel (closing it releases the lock; so does the
+     * OS if the JVM dies). Waits for another warm-up's start (a few seconds) until {@code giveUp}.
+     */
+    private static FileChannel portPickLock(Path tempDir, BooleanSupplier giveUp)
+            throws IOException, InterruptedException, TimeoutException {
+        FileChannel channel = FileChannel.open(tempDir.resolve("cohort-warmup.lock"), StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE);
+        try {
+            while (true) {
+                FileLock lock;
+                try {
+                    lock = channel.tryLock();
+                } catch (OverlappingFileLockException heldInThisJvm) {
+                    lock = null;
+                }
+                if (lock != null) {
+                    return channel;
+                }
+                throwIf(giveUp);
+                Thread.sleep(50);
+            }
+        } catch (IOException | InterruptedException | TimeoutException | RuntimeException e) {
+            channel.close();
+            throw e;
         }
     }
 

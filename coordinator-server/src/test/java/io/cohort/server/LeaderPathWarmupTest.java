@@ -3,10 +3,14 @@ package io.cohort.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,6 +45,27 @@ class LeaderPathWarmupTest {
                 .isInstanceOf(TimeoutException.class);
 
         assertThat(dir).doesNotExist();
+    }
+
+    @Test
+    void testAWarmupWaitsWhileAnotherHoldsThePortPickLockAndStartsNoNode() throws Exception {
+        Path dir = root.resolve("warmup");
+        // Another warm-up on this machine is between picking its ports and binding them.
+        try (FileChannel other = FileChannel.open(root.resolve("cohort-warmup.lock"), StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE); FileLock held = other.lock()) {
+            AtomicInteger checks = new AtomicInteger();
+            AtomicBoolean sawANode = new AtomicBoolean();
+
+            assertThatThrownBy(() -> LeaderPathWarmup.run(dir, () -> {
+                sawANode.compareAndSet(false, Files.exists(dir.resolve("node-1")));
+                return checks.incrementAndGet() > 3;
+            })).isInstanceOf(TimeoutException.class);
+
+            // It gave up while waiting for the lock: at no check had a throwaway node been started.
+            assertThat(sawANode).isFalse();
+            assertThat(held.isValid()).isTrue();
+            assertThat(dir).doesNotExist();
+        }
     }
 
     @Test
