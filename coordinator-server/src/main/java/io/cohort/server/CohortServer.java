@@ -156,15 +156,15 @@ public final class CohortServer implements AutoCloseable {
                     : TokenFile.load(config.auth().tokenFile()), config.auth().principalMappingRules());
             PeerChannels peerChannels = PeerChannels.of(tls);
             GroupCoordinatorService groupCoordinator = new GroupCoordinatorService(node, parked, metrics.rpcMetrics(),
-                    authorizer, peerChannels);
+                    authorizer, peerChannels, config.rpcThreads());
             ClusterAdminService clusterAdmin = new ClusterAdminService(node, peerChannels, authorizer);
             // I/O threads: two per core, as gRPC's shared default that the limited channel replaces.
             connections = new ClientPortConnections(config.nodeId(), config.connectionLimits(), RPC_THREADS);
             metrics.registerConnections(List.of(connections.budget(), node.raftConnections()));
             InetSocketAddress clientAddress = new InetSocketAddress(self.host(), self.clientPort());
-            Server grpcServer = connections.apply(tls == null ? NettyServerBuilder.forAddress(clientAddress)
-                            : NettyServerBuilder.forAddress(clientAddress, tls.grpcCredentials()))
-                    .executor(rpcExecutor)
+            Server grpcServer = config.rpcThreads().applyTo(connections.apply(tls == null
+                            ? NettyServerBuilder.forAddress(clientAddress)
+                            : NettyServerBuilder.forAddress(clientAddress, tls.grpcCredentials())), rpcExecutor)
                     .addService(ServerInterceptors.intercept(groupCoordinator.definition(), principals))
                     .addService(ServerInterceptors.intercept(clusterAdmin.definition(), principals))
                     .addService(health.getHealthService())

@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import io.cohort.server.rpc.RpcThreads;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -55,12 +56,14 @@ import java.util.regex.Pattern;
  * @param racks       {@code cluster.racks}: node id to rack label, every node or none (fixed at creation)
  * @param leaderWarmupEnabled {@code node.warmup.enabled}: run the leader code once on a throwaway
  *                    in-process cluster, beside the node's own start ({@link LeaderPathWarmup})
+ * @param rpcThreads  which threads carry an offset commit ({@code rpc.offset.commit.inline},
+ *                    {@code rpc.answer.inline}; {@link RpcThreads})
  */
 public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers, Path dataDir, Path logDir,
                            int partitions, int metricsPort, RaftTuning raftTuning, GroupConfig groupConfig,
                            ConnectionLimits connectionLimits, RaftTlsSettings raftTls, String metricsHost,
                            ClientTlsConfig clientTls, AuthConfig auth, int replicationFactor,
-                           Map<Integer, String> racks, boolean leaderWarmupEnabled) {
+                           Map<Integer, String> racks, boolean leaderWarmupEnabled, RpcThreads rpcThreads) {
 
     public static final String NODE_ID = "node.id";
     public static final String CLUSTER_ID = "cluster.id";
@@ -86,6 +89,8 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
     /** Kafka's name: whether the leader balancer hands partitions back to their preferred nodes. */
     public static final String AUTO_LEADER_REBALANCE_ENABLE = "auto.leader.rebalance.enable";
     public static final String LEADER_WARMUP_ENABLED = "node.warmup.enabled";
+    public static final String RPC_OFFSET_COMMIT_INLINE = "rpc.offset.commit.inline";
+    public static final String RPC_ANSWER_INLINE = "rpc.answer.inline";
     public static final String MIN_SESSION_TIMEOUT_MS = "group.min.session.timeout.ms";
     public static final String MAX_SESSION_TIMEOUT_MS = "group.max.session.timeout.ms";
     public static final String INITIAL_REBALANCE_DELAY_MS = "group.initial.rebalance.delay.ms";
@@ -131,7 +136,7 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             METRICS_PORT, ELECTION_TIMEOUT_MIN_MS, ELECTION_TIMEOUT_MAX_MS, SNAPSHOT_EVERY_ENTRIES,
             BATCH_MAX_COMMANDS, BATCH_MAX_IN_FLIGHT_ENTRIES, LOG_METADATA_ENABLED, APPENDER_WAIT_MIN_MS,
             BATCH_LINGER_MAX_US, LOG_FSYNC_BEFORE_ACK,
-            AUTO_LEADER_REBALANCE_ENABLE, LEADER_WARMUP_ENABLED,
+            AUTO_LEADER_REBALANCE_ENABLE, LEADER_WARMUP_ENABLED, RPC_OFFSET_COMMIT_INLINE, RPC_ANSWER_INLINE,
             MIN_SESSION_TIMEOUT_MS, MAX_SESSION_TIMEOUT_MS, INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE,
             CONSUMER_SESSION_TIMEOUT_MS, CONSUMER_HEARTBEAT_INTERVAL_MS, CONSUMER_MAX_SIZE, CONSUMER_ASSIGNORS,
             OFFSETS_RETENTION_MINUTES, OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES,
@@ -195,6 +200,8 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
         out.put(BATCH_LINGER_MAX_US, Integer.toString(raftTuning.batchLingerMaxMicros()));
         out.put(AUTO_LEADER_REBALANCE_ENABLE, Boolean.toString(raftTuning.leaderRebalanceEnabled()));
         out.put(LEADER_WARMUP_ENABLED, Boolean.toString(leaderWarmupEnabled));
+        out.put(RPC_OFFSET_COMMIT_INLINE, Boolean.toString(rpcThreads.offsetCommitOnEventLoop()));
+        out.put(RPC_ANSWER_INLINE, Boolean.toString(rpcThreads.answersOnApplyThread()));
         out.put(MIN_SESSION_TIMEOUT_MS, Integer.toString(groupConfig.minSessionTimeoutMs()));
         out.put(MAX_SESSION_TIMEOUT_MS, Integer.toString(groupConfig.maxSessionTimeoutMs()));
         out.put(INITIAL_REBALANCE_DELAY_MS, Integer.toString(groupConfig.initialRebalanceDelayMs()));
@@ -323,7 +330,9 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             }
             return new ServerConfig(nodeId, clusterId, peers, dataDir, logDir, partitions, metricsPort,
                     raftTuning(partitions), groupConfig(), connectionLimits(), raftTls(), metricsHost, clientTls, auth(),
-                    replicationFactor, racks(peers), booleanValue(LEADER_WARMUP_ENABLED, true));
+                    replicationFactor, racks(peers), booleanValue(LEADER_WARMUP_ENABLED, true),
+                    new RpcThreads(booleanValue(RPC_OFFSET_COMMIT_INLINE, RpcThreads.DEFAULT.offsetCommitOnEventLoop()),
+                            booleanValue(RPC_ANSWER_INLINE, RpcThreads.DEFAULT.answersOnApplyThread())));
         }
 
         /** {@code cluster.racks=id:rack,...}: a label for every peer or none (the placement needs all). */

@@ -9,6 +9,7 @@ import io.cohort.raft.NodeAddress;
 import io.cohort.raft.RaftTlsSettings;
 import io.cohort.raft.RaftTuning;
 import io.cohort.raft.net.ConnectionLimits;
+import io.cohort.server.rpc.RpcThreads;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,6 +41,7 @@ class ServerConfigTest {
         assertThat(config.groupConfig()).isEqualTo(GroupConfig.defaults());
         assertThat(config.clusterSpec().partitions()).isEqualTo(1);
         assertThat(config.raftTls()).isEqualTo(RaftTlsSettings.DISABLED);
+        assertThat(config.rpcThreads()).isEqualTo(new RpcThreads(true, true));
     }
 
     @Test
@@ -98,6 +100,8 @@ class ServerConfigTest {
                 "raft.appender.wait.min.ms=0",
                 "auto.leader.rebalance.enable=false",
                 "raft.log.fsync.before.ack=false",
+                "rpc.offset.commit.inline=false",
+                "rpc.answer.inline=false",
                 "group.min.session.timeout.ms=1000",
                 "group.max.session.timeout.ms=60000",
                 "group.initial.rebalance.delay.ms=0",
@@ -123,6 +127,7 @@ class ServerConfigTest {
                 RaftTuning.builder().electionTimeouts(1000, 2000).snapshotEveryEntries(500)
                         .batching(64, 4).logMetadataEnabled(false).appenderWaitMinMs(0)
                         .batchLingerMaxMicros(250).leaderRebalanceEnabled(false).fsyncBeforeAck(false).build());
+        assertThat(config.rpcThreads()).isEqualTo(new RpcThreads(false, false));
         assertThat(config.groupConfig()).isEqualTo(new GroupConfig(1000, 60000, 0, 7,
                 GroupConfig.NEW_MEMBER_JOIN_TIMEOUT_MS, 3_600_000L, 30_000L, 100));
     }

@@ -70,9 +70,11 @@ import java.util.function.Function;
  * it: the whole response, every partition, or the group's own entry) → node stopping (COORDINATOR_NOT_AVAILABLE) → INVALID_GROUP_ID → INVALID_SESSION_TIMEOUT (JoinGroup)
  * → routing: NOT_COORDINATOR with the leader as hint, or COORDINATOR_LOAD_IN_PROGRESS.
  *
- * <p>Threads: request methods run on gRPC threads and never block. Submit futures complete on the
- * partition's apply thread (or a Ratis reply thread); there only the parking decision is taken
- * (it must be, see {@link ParkedCalls}) and every answer is mapped and sent on the responder.
+ * <p>Threads: request methods run on gRPC threads (OffsetCommit's on the event loop, see
+ * {@link RpcThreads}) and never block. Submit futures complete on the partition's apply thread (or a
+ * Ratis reply thread); there the parking decision is taken (it must be, see {@link ParkedCalls}),
+ * and an answer ready at once is sent there too ({@link RpcThreads#answersOnApplyThread}); every
+ * other answer is mapped and sent on the responder.
  */
 public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinatorImplBase implements AutoCloseable {
 
@@ -83,6 +85,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
     private final ParkedCalls parked;
     private final RpcMetrics metrics;
     private final RequestAuthorizer authorizer;
+    private final boolean answersOnApplyThread;
     private final LedGroupsListing listing;
     private final ConsumerGroupRpcs consumerGroups;
     private final PeerChannels peers;
@@ -103,6 +106,14 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
      */
     public GroupCoordinatorService(CohortRaftNode node, ParkedCalls parked, RpcMetrics metrics,
                                    RequestAuthorizer authorizer, Function<NodeAddress, ManagedChannel> channelFactory) {
+        this(node, parked, metrics, authorizer, channelFactory, RpcThreads.DEFAULT);
+    }
+
+    /** @param threads whether answers at apply time are sent on the apply thread ({@link RpcThreads}) */
+    public GroupCoordinatorService(CohortRaftNode node, ParkedCalls parked, RpcMetrics metrics,
+                                   RequestAuthorizer authorizer, Function<NodeAddress, ManagedChannel> channelFactory,
+                                   RpcThreads threads) {
+        this.answersOnApplyThread = threads.answersOnApplyThread();
         this.node = node;
         this.parked = parked;
         this.metrics = metrics;
@@ -460,11 +471,18 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
         return response.build();
     }
 
-    /** Proposes a command answered at once (or failed), mapping the answer on the responder. */
+    /**
+     * Proposes a command answered at once (or failed). The answer is mapped and sent where the
+     * future completes (the apply thread) when {@link RpcThreads#answersOnApplyThread}, else on the
+     * responder; a failure always goes to the responder (a step-down fails a whole batch on a Ratis
+     * thread that must not wait for it).
+     */
     private <T> void submit(Serving<T> serving, int partition, Command command, Function<Response, T> toProto) {
         node.submit(partition, command).whenComplete((result, error) -> {
             if (error != null) {
                 serving.answerLater(ErrorTable.failureOf(error, node));
+            } else if (answersOnApplyThread) {
+                serving.run(() -> serving.answer(toProto.apply(immediate(result))));
             } else {
                 serving.answerLater(() -> toProto.apply(immediate(result)));
             }

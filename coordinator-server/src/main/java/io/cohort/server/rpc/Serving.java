@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
  * One group call being served, with how to answer it when something fails: a malformed request
  * ends with INVALID_ARGUMENT; anything unexpected is logged and answered UNKNOWN_SERVER_ERROR in the
  * RPC's own response, so the node keeps serving. Answers computed off the gRPC thread are mapped and
- * sent on the parked-calls responder, never on a Ratis thread.
+ * sent on the parked-calls responder ({@link #answerLater}); the one exception is an answer ready
+ * when its entry is applied, which may be sent on the apply thread ({@link RpcThreads}).
  */
 final class Serving<T> {
     private static final Logger LOG = LoggerFactory.getLogger(Serving.class);

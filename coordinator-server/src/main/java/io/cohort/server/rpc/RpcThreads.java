@@ -1,0 +1,61 @@
+package io.cohort.server.rpc;
+
+import io.cohort.api.v1.GroupCoordinatorGrpc;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerBuilder;
+import io.grpc.ServerCallExecutorSupplier;
+import java.util.concurrent.Executor;
+
+/**
+ * Which threads carry an offset commit through the node (docs/OPERATIONS.md, "Request threads").
+ *
+ * <p>A commit crosses five threads at least: the client port's event loop, the handler, the Raft
+ * log and appender threads, the apply thread, and the event loop again. Each hand-over is a
+ * wake-up, and on a small machine the wake-ups cost more than the work they move: an interleaved
+ * A/B measured 10-30% more commits per second and ~20% less leader CPU per commit with both
+ * hand-overs below taken out (docs/BENCHMARKS.md, "Tuning" #14). Both are on by default and can
+ * be turned off one by one.
+ *
+ * @param offsetCommitOnEventLoop {@code rpc.offset.commit.inline}: OffsetCommit's handler (validate,
+ *        authorize, queue the command for its Raft entry) runs on the client port's event loop
+ *        instead of being handed to the RPC executor (not one with a bearer token, see
+ *        {@link #applyTo}). It does not wait for anything of its own;
+ *        proposing an entry takes Ratis's server lock, which a role change holds for moments, and
+ *        that moment is then taken from the connections of that event loop too
+ * @param answersOnApplyThread {@code rpc.answer.inline}: a command answered when its entry is applied
+ *        (OffsetCommit, OffsetDelete, LeaveGroup) is mapped and sent on the partition's apply thread instead of
+ *        being handed to the responder threads. Sending queues the bytes for the event loop and never
+ *        waits; failures, parked calls and reads keep the responder
+ */
+public record RpcThreads(boolean offsetCommitOnEventLoop, boolean answersOnApplyThread) {
+
+    /** Both hand-overs taken out: the default. */
+    public static final RpcThreads DEFAULT = new RpcThreads(true, true);
+
+    private static final String OFFSET_COMMIT = GroupCoordinatorGrpc.getOffsetCommitMethod().getFullMethodName();
+    private static final Metadata.Key<String> AUTHORIZATION =
+            Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+
+    /**
+     * Sets {@code builder}'s executors. With {@link #offsetCommitOnEventLoop} the server's executor
+     * is the event loop itself, and every other call is moved to {@code handlers} as soon as its
+     * method is looked up, before the interceptors and the handler run: gRPC looks the method up and
+     * picks the call's executor on the server's executor, so only a direct one there keeps
+     * OffsetCommit off a second thread. An OffsetCommit carrying a bearer token is moved too: the
+     * first check of a token is a PBKDF2 of ~10^5 rounds, which must not hold an event loop.
+     * Otherwise every call runs on {@code handlers}.
+     */
+    public <T extends ServerBuilder<T>> T applyTo(T builder, Executor handlers) {
+        if (!offsetCommitOnEventLoop) {
+            return builder.executor(handlers);
+        }
+        return builder.directExecutor().callExecutor(new ServerCallExecutorSupplier() {
+            @Override
+            public <ReqT, RespT> Executor getExecutor(ServerCall<ReqT, RespT> call, Metadata headers) {
+                return OFFSET_COMMIT.equals(call.getMethodDescriptor().getFullMethodName())
+                        && !headers.containsKey(AUTHORIZATION) ? null : handlers;
+            }
+        });
+    }
+}

@@ -1,0 +1,159 @@
+package io.cohort.server.rpc;
+
+import static io.cohort.server.rpc.Requests.commit;
+import static io.cohort.server.rpc.Requests.fetch;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cohort.api.v1.ErrorCode;
+import io.cohort.api.v1.GroupCoordinatorGrpc;
+import io.cohort.api.v1.OffsetCommitResponse;
+import io.cohort.api.v1.ReadConsistency;
+import io.cohort.server.metrics.RpcMetrics;
+import io.grpc.ForwardingServerCallListener;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.MetadataUtils;
+import io.grpc.stub.StreamObserver;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Where an offset commit is handled and answered ({@link RpcThreads}), on a real Ratis partition and
+ * a real gRPC Netty server on loopback: each setting on and off.
+ */
+class RpcThreadsTest {
+    @TempDir
+    static Path tmp;
+    static CoordinatorTestCluster cluster;
+
+    @BeforeAll
+    static void startCluster() {
+        cluster = CoordinatorTestCluster.start(tmp, 1, 1);
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void aCommitsAnswerIsSentOnTheApplyThreadWhenInlineAndOnTheResponderOtherwise() throws Exception {
+        assertThat(threadOfAnswer(new RpcThreads(false, true), "g-inline")).contains("StateMachineUpdater");
+        assertThat(threadOfAnswer(new RpcThreads(false, false), "g-handed")).startsWith("cohort-responder-");
+    }
+
+    private static String threadOfAnswer(RpcThreads threads, String groupId) throws Exception {
+        CoordinatorTestCluster.Node node = cluster.node(1);
+        ParkedCalls parked = new ParkedCalls();
+        try (GroupCoordinatorService service = new GroupCoordinatorService(node.raft, parked, RpcMetrics.NONE,
+                io.cohort.server.auth.RequestAuthorizer.ALLOW_ALL, PeerChannels.plaintext(), threads)) {
+            CompletableFuture<String> answeredOn = new CompletableFuture<>();
+            service.offsetCommit(commit(groupId, "", -1, "t", 0, 7L), new StreamObserver<>() {
+                @Override
+                public void onNext(OffsetCommitResponse response) {
+                    if (response.getTopics(0).getPartitions(0).getErrorCode() == ErrorCode.NONE) {
+                        answeredOn.complete(Thread.currentThread().getName());
+                    } else {
+                        answeredOn.completeExceptionally(new AssertionError("commit failed: " + response));
+                    }
+                }
+
+                @Override
+                public void onError(Throwable t) {
+                    answeredOn.completeExceptionally(t);
+                }
+
+                @Override
+                public void onCompleted() {
+                }
+            });
+            return answeredOn.get(30, TimeUnit.SECONDS);
+        } finally {
+            parked.close();
+        }
+    }
+
+    @Test
+    void offsetCommitIsHandledOnTheEventLoopWhenInlineAndEveryOtherCallOnTheExecutor() throws Exception {
+        Map<String, String> inline = handlerThreads(new RpcThreads(true, true), false);
+        assertThat(inline.get("OffsetCommit")).contains("-ELG-"); // gRPC Netty event loop
+        assertThat(inline.get("OffsetFetch")).startsWith("test-rpc-");
+        Map<String, String> handed = handlerThreads(new RpcThreads(false, true), false);
+        assertThat(handed.get("OffsetCommit")).startsWith("test-rpc-");
+        assertThat(handed.get("OffsetFetch")).startsWith("test-rpc-");
+    }
+
+    /** Checking a bearer token the first time takes ~100 ms of PBKDF2: never on an event loop. */
+    @Test
+    void anOffsetCommitWithABearerTokenIsHandledOnTheExecutor() throws Exception {
+        Map<String, String> withToken = handlerThreads(new RpcThreads(true, true), true);
+        assertThat(withToken.get("OffsetCommit")).startsWith("test-rpc-");
+    }
+
+    /** One OffsetCommit and one OffsetFetch through a Netty server built as CohortServer builds it. */
+    private static Map<String, String> handlerThreads(RpcThreads threads, boolean bearerToken) throws Exception {
+        CoordinatorTestCluster.Node node = cluster.node(1);
+        Map<String, String> handledOn = new ConcurrentHashMap<>();
+        ServerInterceptor recorder = new ServerInterceptor() {
+            @Override
+            public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
+                                                             ServerCallHandler<Q, R> next) {
+                // A unary handler runs when the client half-closes: record the thread there.
+                return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(
+                        next.startCall(call, headers)) {
+                    @Override
+                    public void onHalfClose() {
+                        handledOn.put(call.getMethodDescriptor().getBareMethodName(),
+                                Thread.currentThread().getName());
+                        super.onHalfClose();
+                    }
+                };
+            }
+        };
+        ExecutorService executor = Executors.newFixedThreadPool(2, r -> new Thread(r, "test-rpc-" + r.hashCode()));
+        ParkedCalls parked = new ParkedCalls();
+        GroupCoordinatorService service = new GroupCoordinatorService(node.raft, parked, RpcMetrics.NONE,
+                io.cohort.server.auth.RequestAuthorizer.ALLOW_ALL, PeerChannels.plaintext(), threads);
+        Server server = threads.applyTo(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)), executor)
+                .addService(ServerInterceptors.intercept(service.definition(), recorder))
+                .build().start();
+        ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort()).usePlaintext().build();
+        try {
+            Metadata token = new Metadata();
+            token.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer alice.secret");
+            GroupCoordinatorGrpc.GroupCoordinatorBlockingStub client = GroupCoordinatorGrpc.newBlockingStub(channel)
+                    .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(bearerToken ? token : new Metadata()))
+                    .withDeadlineAfter(30, TimeUnit.SECONDS);
+            assertThat(client.offsetCommit(commit("g-threads", "", -1, "t", 0, 3L)).getTopics(0).getPartitions(0)
+                    .getErrorCode()).isEqualTo(ErrorCode.NONE);
+            assertThat(client.offsetFetch(fetch("g-threads", ReadConsistency.READ_CONSISTENCY_LINEARIZABLE, "t", 0))
+                    .getGroups(0).getTopics(0).getPartitions(0).getCommittedOffset()).isEqualTo(3L);
+            return Map.copyOf(handledOn);
+        } finally {
+            channel.shutdownNow();
+            server.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+            service.close();
+            parked.close();
+            executor.shutdownNow();
+        }
+    }
+}
