@@ -10,23 +10,24 @@ import java.util.concurrent.Executor;
 /**
  * Which threads carry an offset commit through the node (docs/OPERATIONS.md, "Request threads").
  *
- * <p>A commit crosses five threads at least: the client port's event loop, the handler, the Raft
- * log and appender threads, the apply thread, and the event loop again. Each hand-over is a
- * wake-up, and on a small machine the wake-ups cost more than the work they move: an interleaved
- * A/B measured 10-30% more commits per second and ~20% less leader CPU per commit with both
- * hand-overs below taken out (docs/BENCHMARKS.md, "Tuning" #14). Both are on by default and can
- * be turned off one by one.
+ * <p>A commit crosses the client port's event loop, a handler thread, the Raft log and appender
+ * threads, the apply thread, a responder thread and the event loop again. Each hand-over is a
+ * wake-up, and on a small machine the wake-ups cost more than the work they move. Taking out the two
+ * hand-overs below measured, in interleaved windows on one 2-core machine, 7% more commits/s at 8
+ * committers and 9% more at 32, with 13-18% less leader CPU per commit; no difference at 1
+ * committer (docs/BENCHMARKS.md, "Tuning" #14). Both are on by default and can be turned off one by
+ * one.
  *
  * @param offsetCommitOnEventLoop {@code rpc.offset.commit.inline}: OffsetCommit's handler (validate,
  *        authorize, queue the command for its Raft entry) runs on the client port's event loop
- *        instead of being handed to the RPC executor (not one with a bearer token, see
- *        {@link #applyTo}). It does not wait for anything of its own;
- *        proposing an entry takes Ratis's server lock, which a role change holds for moments, and
- *        that moment is then taken from the connections of that event loop too
- * @param answersOnApplyThread {@code rpc.answer.inline}: a command answered when its entry is applied
- *        (OffsetCommit, OffsetDelete, LeaveGroup) is mapped and sent on the partition's apply thread instead of
- *        being handed to the responder threads. Sending queues the bytes for the event loop and never
- *        waits; failures, parked calls and reads keep the responder
+ *        instead of being handed to the RPC executor (not a call with a bearer token, see
+ *        {@link #applyTo}). It waits for nothing of its own, but proposing an entry takes Ratis's
+ *        server lock, which a role change holds for moments; such a moment then also delays the
+ *        other connections of that event loop
+ * @param answersOnApplyThread {@code rpc.answer.inline}: an answer ready when its entry is applied
+ *        (OffsetCommit, OffsetDelete, LeaveGroup) is mapped and sent on the partition's apply thread
+ *        instead of being handed to the responder threads. Sending queues the bytes for the event
+ *        loop and never waits; failures, parked calls and reads keep the responder
  */
 public record RpcThreads(boolean offsetCommitOnEventLoop, boolean answersOnApplyThread) {
 
