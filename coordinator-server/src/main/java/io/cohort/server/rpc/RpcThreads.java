@@ -22,7 +22,8 @@ import java.util.concurrent.Executor;
  *        authorize, queue the command for its Raft entry) runs on the client port's event loop
  *        instead of being handed to the RPC executor (not a call with a bearer token, see
  *        {@link #applyTo}). It waits for nothing of its own, but proposing an entry takes Ratis's
- *        server lock, which a role change holds for moments; such a moment then also delays the
+ *        server lock, which a role change holds for moments, and looking up a Raft group waits
+ *        while Ratis creates it (an empty replica for a move); such a moment then also delays the
  *        other connections of that event loop
  * @param answersOnApplyThread {@code rpc.answer.inline}: an answer ready when its entry is applied
  *        (OffsetCommit, OffsetDelete, LeaveGroup) is mapped and sent on the partition's apply thread
