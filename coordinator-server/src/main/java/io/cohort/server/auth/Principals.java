@@ -38,7 +38,7 @@ public final class Principals implements ServerInterceptor {
     static final Context.Key<String> PRINCIPAL = Context.key("cohort-principal");
     static final Context.Key<String> HOST = Context.key("cohort-principal-host");
     static final Context.Key<String> BEARER_HEADER = Context.key("cohort-bearer-header");
-    static final Metadata.Key<String> AUTHORIZATION =
+    public static final Metadata.Key<String> AUTHORIZATION =
             Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
     private static final String BEARER = "bearer ";
 

@@ -1,9 +1,10 @@
 package io.cohort.server.rpc;
 
 import io.cohort.api.v1.GroupCoordinatorGrpc;
+import io.cohort.server.auth.Principals;
 import io.grpc.Metadata;
-import io.grpc.ServerCall;
 import io.grpc.ServerBuilder;
+import io.grpc.ServerCall;
 import io.grpc.ServerCallExecutorSupplier;
 import java.util.concurrent.Executor;
 
@@ -36,8 +37,6 @@ public record RpcThreads(boolean offsetCommitOnEventLoop, boolean answersOnApply
     public static final RpcThreads DEFAULT = new RpcThreads(true, true);
 
     private static final String OFFSET_COMMIT = GroupCoordinatorGrpc.getOffsetCommitMethod().getFullMethodName();
-    private static final Metadata.Key<String> AUTHORIZATION =
-            Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
 
     /**
      * Sets {@code builder}'s executors. With {@link #offsetCommitOnEventLoop} the server's executor
@@ -45,7 +44,8 @@ public record RpcThreads(boolean offsetCommitOnEventLoop, boolean answersOnApply
      * method is looked up, before the interceptors and the handler run: gRPC looks the method up and
      * picks the call's executor on the server's executor, so only a direct one there keeps
      * OffsetCommit off a second thread. An OffsetCommit carrying a bearer token is moved too: the
-     * first check of a token is a PBKDF2 of ~10^5 rounds, which must not hold an event loop.
+     * first check of a token is a PBKDF2 of the token file's rounds (210,000 by default,
+     * {@code TokenHash.DEFAULT_ITERATIONS}), which must not hold an event loop.
      * Otherwise every call runs on {@code handlers}.
      */
     public <T extends ServerBuilder<T>> T applyTo(T builder, Executor handlers) {
@@ -56,7 +56,7 @@ public record RpcThreads(boolean offsetCommitOnEventLoop, boolean answersOnApply
             @Override
             public <ReqT, RespT> Executor getExecutor(ServerCall<ReqT, RespT> call, Metadata headers) {
                 return OFFSET_COMMIT.equals(call.getMethodDescriptor().getFullMethodName())
-                        && !headers.containsKey(AUTHORIZATION) ? null : handlers;
+                        && !headers.containsKey(Principals.AUTHORIZATION) ? null : handlers;
             }
         });
     }

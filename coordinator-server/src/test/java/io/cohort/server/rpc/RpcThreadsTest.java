@@ -57,7 +57,12 @@ class RpcThreadsTest {
 
     @Test
     void aCommitsAnswerIsSentOnTheApplyThreadWhenInlineAndOnTheResponderOtherwise() throws Exception {
-        assertThat(threadOfAnswer(new RpcThreads(false, true), "g-inline")).contains("StateMachineUpdater");
+        // Where the submit future completes: the apply thread, or the calling thread when the entry
+        // was applied before the continuation was attached (likely on a 1-node cluster).
+        String caller = Thread.currentThread().getName();
+        assertThat(threadOfAnswer(new RpcThreads(false, true), "g-inline")).satisfiesAnyOf(
+                name -> assertThat(name).contains("StateMachineUpdater"),
+                name -> assertThat(name).isEqualTo(caller));
         assertThat(threadOfAnswer(new RpcThreads(false, false), "g-handed")).startsWith("cohort-responder-");
     }
 
@@ -102,7 +107,7 @@ class RpcThreadsTest {
         assertThat(handed.get("OffsetFetch")).startsWith("test-rpc-");
     }
 
-    /** Checking a bearer token the first time takes ~100 ms of PBKDF2: never on an event loop. */
+    /** The first check of a bearer token is a PBKDF2 of 210,000 rounds by default: never on an event loop. */
     @Test
     void anOffsetCommitWithABearerTokenIsHandledOnTheExecutor() throws Exception {
         Map<String, String> withToken = handlerThreads(new RpcThreads(true, true), true);
@@ -139,7 +144,7 @@ class RpcThreadsTest {
         ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort()).usePlaintext().build();
         try {
             Metadata token = new Metadata();
-            token.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer alice.secret");
+            token.put(io.cohort.server.auth.Principals.AUTHORIZATION, "Bearer alice.secret");
             GroupCoordinatorGrpc.GroupCoordinatorBlockingStub client = GroupCoordinatorGrpc.newBlockingStub(channel)
                     .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(bearerToken ? token : new Metadata()))
                     .withDeadlineAfter(30, TimeUnit.SECONDS);
