@@ -13,8 +13,11 @@ import java.util.regex.Pattern;
 
 /**
  * What the nodes spent over one measured window, the figures that hold on a busy machine better than
- * throughput does: CPU-seconds per 1,000 commits per node (from /proc/&lt;pid&gt;/stat), threads per
- * node (/proc/&lt;pid&gt;/status), and, for Cohort, the leader changes (the sum over partitions of
+ * throughput does: CPU-seconds per 1,000 commits per node (from /proc/&lt;pid&gt;/stat), thread
+ * wake-ups per commit per node (the threads' voluntary context switches, from
+ * /proc/&lt;pid&gt;/task/&lt;tid&gt;/status: each is a thread blocking on a lock, a condition, a sleep
+ * or I/O, so they count the hand-offs between threads that a commit costs), threads per node
+ * (/proc/&lt;pid&gt;/status), and, for Cohort, the leader changes (the sum over partitions of
  * how far the highest Raft term any node reports moved: every election, won or not, takes a new
  * term; pre-votes that fail do not).
  */
@@ -25,10 +28,11 @@ final class NodeCost {
 
     /**
      * The counters at one instant, per node (in the order of {@link Target#nodePids()}): the process's
-     * CPU ticks, its JIT compiler threads' ticks, and the highest term of each partition.
+     * CPU ticks, its JIT compiler threads' ticks, its threads' voluntary context switches, and the
+     * highest term of each partition.
      */
     record Snapshot(long nanos, List<Long> pids, List<Long> cpuTicks, List<Long> jitTicks,
-                    Map<Integer, Long> highestTermByPartition) {
+                    List<Long> voluntarySwitches, Map<Integer, Long> highestTermByPartition) {
     }
 
     private NodeCost() {
@@ -38,23 +42,28 @@ final class NodeCost {
         List<Long> pids = target.nodePids();
         List<Long> ticks = new ArrayList<>();
         List<Long> jit = new ArrayList<>();
+        List<Long> switches = new ArrayList<>();
         for (long pid : pids) {
             ticks.add(cpuTicks(pid));
             jit.add(jitTicks(pid));
+            switches.add(voluntarySwitches(pid));
         }
-        return new Snapshot(System.nanoTime(), pids, ticks, jit,
+        return new Snapshot(System.nanoTime(), pids, ticks, jit, switches,
                 target instanceof CohortTarget cohort ? highestTerms(cohort) : Map.of());
     }
 
     /**
-     * {@code cpu_s_per_1k_commits} (per node, and its max and sum), {@code threads} (per node, at the
-     * end) and {@code leader_changes} between two snapshots, for a window of {@code commits} commits.
+     * {@code cpu_s_per_1k_commits} (per node, and its max and sum), {@code wakeups_per_commit} (per
+     * node, and its sum), {@code threads} (per node, at the end) and {@code leader_changes} between two
+     * snapshots, for a window of {@code commits} commits.
      */
     static Map<String, Object> between(Snapshot start, Snapshot end, long commits) {
         Map<String, Object> m = new LinkedHashMap<>();
         List<Double> perNode = new ArrayList<>();
         List<Integer> threads = new ArrayList<>();
         List<Long> jitPct = new ArrayList<>();
+        List<Double> wakeups = new ArrayList<>();
+        double wakeupsTotal = 0;
         double seconds = (end.nanos() - start.nanos()) / 1e9;
         double sum = 0;
         double max = 0;
@@ -68,6 +77,13 @@ final class NodeCost {
                 long jit = end.jitTicks().get(i) - start.jitTicks().get(at);
                 jitPct.add(Math.round(100.0 * jit / TICKS_PER_SECOND / seconds));
             }
+            if (at >= 0 && commits > 0 && start.voluntarySwitches().get(at) >= 0
+                    && end.voluntarySwitches().get(i) >= 0) {
+                double perCommit = (end.voluntarySwitches().get(i) - start.voluntarySwitches().get(at))
+                        / (double) commits;
+                wakeups.add(Json.round(perCommit, 1));
+                wakeupsTotal += perCommit;
+            }
             if (before < 0 || after < 0 || commits <= 0) {
                 continue;
             }
@@ -80,6 +96,10 @@ final class NodeCost {
             m.put("cpu_s_per_1k_commits", perNode);
             m.put("cpu_s_per_1k_commits_max", Json.round(max, 3));
             m.put("cpu_s_per_1k_commits_total", Json.round(sum, 3));
+        }
+        if (!wakeups.isEmpty()) {
+            m.put("wakeups_per_commit", wakeups);
+            m.put("wakeups_per_commit_total", Json.round(wakeupsTotal, 1));
         }
         m.put("threads", threads);
         // The JIT compilers' CPU, % of one core per node: well above 0, the code measured is still
@@ -151,6 +171,32 @@ final class NodeCost {
             }
         } catch (IOException | RuntimeException e) {
             return 0;
+        }
+        return total;
+    }
+
+    /**
+     * The voluntary context switches of {@code pid}'s live threads, summed; -1 if it is gone. Threads
+     * that ended during a window take their count with them, so a window in which many threads end
+     * under-counts (a steady load starts and ends few).
+     */
+    static long voluntarySwitches(long pid) {
+        long total = 0;
+        try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+            for (Path task : (Iterable<Path>) tasks::iterator) {
+                try {
+                    for (String line : Files.readAllLines(task.resolve("status"))) {
+                        if (line.startsWith("voluntary_ctxt_switches:")) {
+                            total += Long.parseLong(line.substring("voluntary_ctxt_switches:".length()).trim());
+                            break;
+                        }
+                    }
+                } catch (IOException | RuntimeException e) {
+                    // the thread ended
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return -1;
         }
         return total;
     }
