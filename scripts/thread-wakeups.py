@@ -11,7 +11,6 @@
 # characters), CPU %, voluntary and involuntary switches per second. A voluntary switch is the
 # thread blocking (a lock, a condition, a sleep, I/O such as an fsync); divide by commits/s to get
 # wake-ups per commit. Linux only (/proc/<pid>/task); needs python3 and jstack on the PATH.
-import collections
 import os
 import re
 import subprocess

@@ -54,13 +54,10 @@ final class Machine {
             }
             Map<Long, Long> ticks = new HashMap<>();
             for (long pid : pids) {
-                try {
-                    String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-                    // Fields after the command (which may hold spaces) start after the last ')'.
-                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
-                    ticks.put(pid, Long.parseLong(f[11]) + Long.parseLong(f[12])); // utime + stime
-                } catch (IOException | RuntimeException e) {
-                    // The process is gone (killed in the window): it counts from its last sample only.
+                long pidTicks = NodeCost.cpuTicks(pid);
+                // -1: the process is gone (killed in the window): it counts from its last sample only.
+                if (pidTicks >= 0) {
+                    ticks.put(pid, pidTicks);
                 }
             }
             return new CpuSnapshot(System.nanoTime(), busy, total, ticks);

@@ -45,8 +45,9 @@ final class NodeCost {
         List<Long> switches = new ArrayList<>();
         for (long pid : pids) {
             ticks.add(cpuTicks(pid));
-            jit.add(jitTicks(pid));
-            switches.add(voluntarySwitches(pid));
+            ThreadTotals totals = threadTotals(pid);
+            jit.add(totals.jitTicks());
+            switches.add(totals.voluntarySwitches());
         }
         return new Snapshot(System.nanoTime(), pids, ticks, jit, switches,
                 target instanceof CohortTarget cohort ? highestTerms(cohort) : Map.of());
@@ -143,62 +144,59 @@ final class NodeCost {
     /** utime + stime of {@code pid} in ticks, -1 if it is gone. */
     static long cpuTicks(long pid) {
         try {
-            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-            // Fields after the command (which may hold spaces) start after the last ')'.
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
-            return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+            return userPlusSystemTicks(Path.of("/proc/" + pid + "/stat"));
         } catch (IOException | RuntimeException e) {
             return -1;
         }
     }
 
-    /** CPU ticks of {@code pid}'s JIT compiler threads (HotSpot names them "C1/C2 CompilerThreadN"). */
-    static long jitTicks(long pid) {
-        long total = 0;
-        try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
-            for (Path task : (Iterable<Path>) tasks::iterator) {
-                try {
-                    String comm = Files.readString(task.resolve("comm"));
-                    if (!comm.startsWith("C") || !comm.contains("CompilerThre")) {
-                        continue;
-                    }
-                    String stat = Files.readString(task.resolve("stat"));
-                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
-                    total += Long.parseLong(f[11]) + Long.parseLong(f[12]);
-                } catch (IOException | RuntimeException e) {
-                    // the thread ended
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            return 0;
-        }
-        return total;
+    /** utime + stime from a process's or thread's stat file. */
+    private static long userPlusSystemTicks(Path statFile) throws IOException {
+        String stat = Files.readString(statFile);
+        // Fields after the command (which may hold spaces) start after the last ')'.
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
+        return Long.parseLong(f[11]) + Long.parseLong(f[12]);
     }
 
     /**
-     * The voluntary context switches of {@code pid}'s live threads, summed; -1 if it is gone. Threads
-     * that ended during a window take their count with them, so a window in which many threads end
+     * What one walk over {@code pid}'s threads (/proc/&lt;pid&gt;/task) adds up: the CPU ticks of its
+     * JIT compiler threads (HotSpot names them "C1/C2 CompilerThreadN"; 0 if the process is gone) and
+     * the voluntary context switches of all its live threads (-1 if the process is gone). Threads that
+     * ended during a window take their switches with them, so a window in which threads end
      * under-counts (a steady load starts and ends few).
      */
-    static long voluntarySwitches(long pid) {
-        long total = 0;
+    record ThreadTotals(long jitTicks, long voluntarySwitches) {
+        private static final ThreadTotals GONE = new ThreadTotals(0, -1);
+    }
+
+    static ThreadTotals threadTotals(long pid) {
+        long jit = 0;
+        long switches = 0;
         try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
             for (Path task : (Iterable<Path>) tasks::iterator) {
                 try {
-                    for (String line : Files.readAllLines(task.resolve("status"))) {
-                        if (line.startsWith("voluntary_ctxt_switches:")) {
-                            total += Long.parseLong(line.substring("voluntary_ctxt_switches:".length()).trim());
-                            break;
-                        }
+                    switches += voluntarySwitchesOf(task);
+                    String comm = Files.readString(task.resolve("comm"));
+                    if (comm.startsWith("C") && comm.contains("CompilerThre")) {
+                        jit += userPlusSystemTicks(task.resolve("stat"));
                     }
                 } catch (IOException | RuntimeException e) {
                     // the thread ended
                 }
             }
         } catch (IOException | RuntimeException e) {
-            return -1;
+            return ThreadTotals.GONE;
         }
-        return total;
+        return new ThreadTotals(jit, switches);
+    }
+
+    private static long voluntarySwitchesOf(Path task) throws IOException {
+        for (String line : Files.readAllLines(task.resolve("status"))) {
+            if (line.startsWith("voluntary_ctxt_switches:")) {
+                return Long.parseLong(line.substring("voluntary_ctxt_switches:".length()).trim());
+            }
+        }
+        return 0;
     }
 
     /** The live threads of {@code pid}, -1 if it is gone. */
