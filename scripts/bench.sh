@@ -28,6 +28,8 @@
 #                     results to bench-results/tmp/ (git-ignored). Not a measurement.
 #   --warmup-s S      JIT warm-up before measuring, per system and workload (default 90)
 #   --measure-s S     commit window per C (default 20)      --cs 1,8,32   --ns 10,100,500
+#   --commit-gap-ms G commit: each committer waits G ms after every acknowledgement in the measured
+#                     windows (a light load; the cluster idles between commits). Default 0
 #   --kills K         Cohort kills (default 5)               --kafka-kills K (default 3)
 #   --set key=value   a Cohort node setting (repeatable)     --partitions P (default 1)
 #   --nodes N         Cohort nodes (default 3); e.g. --nodes 5 --set offsets.replication.factor=3

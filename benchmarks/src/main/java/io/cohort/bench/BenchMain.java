@@ -78,6 +78,11 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--member-poll-ms", description = "rebalance: each member polls every this many ms (default 100).")
     long memberPollMs = 100;
 
+    @Option(names = "--commit-gap-ms", description = "commit: in the measured windows each committer waits this many "
+            + "ms after every acknowledgement before its next commit (default 0: at once). A light load, as consumers "
+            + "that commit now and then put on a cluster that is idle in between; the JIT warm-up runs without it.")
+    int commitGapMs;
+
     @Option(names = "--kills", description = "failover: SIGKILLs of the Cohort coordinator (default 5; quick 1).")
     Integer kills;
 
@@ -217,7 +222,7 @@ public final class BenchMain implements Callable<Integer> {
                 rebalanceSettleMs, rebalanceTimeoutS, memberPollMs,
                 pick(kills, 5, 1), pick(kafkaKills, 3, 1), failoverCommitters, preKillS, observeS, pick(killSettleS, 10, 2), catchUpTimeoutS,
                 pick(groups, 100_000, 10_000), offsetsPerGroup, scaleThreads, scaleClients, scaleVerify, scaleHeap, tls, vsSecure, securedParts(), nodes, protocols(), rounds, interleave, keyValues(vsSets, "--vs-set"),
-                List.copyOf(vsJvmOpts));
+                List.copyOf(vsJvmOpts), commitGapMs);
     }
 
     private Map<String, String> keyValues(List<String> pairs, String option) {

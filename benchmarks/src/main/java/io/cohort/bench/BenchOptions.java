@@ -52,7 +52,8 @@ record BenchOptions(
         int rounds,
         boolean interleave,
         Map<String, String> variantSettings,
-        List<String> variantJvmArgs) {
+        List<String> variantJvmArgs,
+        int commitGapMs) {
 
     /** Whether a {@code --vs-set} / {@code --vs-jvm-opt} variant cluster runs beside the plain one. */
     boolean hasVariant() {

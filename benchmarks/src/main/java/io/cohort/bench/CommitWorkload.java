@@ -89,12 +89,15 @@ final class CommitWorkload {
     private static void measure(Target target, BenchOptions o, int partitions, int c, Results results, boolean settleJit) {
         List<List<String>> groups = spreadGroups(c, partitions);
         double probeMs = Machine.speedProbeMs();
-        try (CommitterPool pool = new CommitterPool(target, groups)) {
+        try (CommitterPool pool = new CommitterPool(target, groups, o.commitGapMs())) {
             Machine.sleep(o.cWarmupS() * 1000L);
             long jitSettleS = settleJit ? JitSettle.await(target, Math.min(30, o.jitSettleMaxS())) : -1;
             Facts facts = Facts.start(target);
             Map<String, Object> line = results.line(target.system(), NAME);
             line.put("c", c);
+            if (o.commitGapMs() > 0) {
+                line.put("commit_gap_ms", o.commitGapMs());
+            }
             if (target instanceof CohortTarget) {
                 line.put("partitions", partitions);
                 line.put("groups_per_committer", groups.get(0).size());

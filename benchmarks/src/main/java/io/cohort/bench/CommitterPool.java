@@ -3,8 +3,10 @@ package io.cohort.bench;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
@@ -14,7 +16,8 @@ import org.HdrHistogram.Recorder;
  * ({@code <prefix><i>}), or a few groups that it commits to in turn (each with its own client, as
  * one application process per group would have), so that C committers load more partitions than C.
  * Latencies (send to acknowledgement, microseconds) go into an HdrHistogram recorder per committer;
- * measurement windows take its interval histogram.
+ * measurement windows take its interval histogram. With a gap, each committer waits that long after
+ * every acknowledgement (a light load: the cluster idles between commits).
  */
 final class CommitterPool implements AutoCloseable {
     final class Worker implements Runnable {
@@ -56,6 +59,10 @@ final class CommitterPool implements AutoCloseable {
                         lastAcked = offset;
                     }
                     lastAckNanos = t1;
+                    if (gapNanos > 0) {
+                        // The workload's think time, not a wait for a condition: nothing to await.
+                        LockSupport.parkNanos(gapNanos);
+                    }
                     if (recordAcks) {
                         synchronized (this) {
                             if (ackCount == acks.length) {
@@ -89,6 +96,7 @@ final class CommitterPool implements AutoCloseable {
         }
     }
 
+    private final long gapNanos;
     private final List<Worker> workers = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
     private final AtomicBoolean stop = new AtomicBoolean();
@@ -99,11 +107,20 @@ final class CommitterPool implements AutoCloseable {
 
     /** Creates {@code count} committers of one group each, {@code <groupPrefix><i>}, and starts them. */
     CommitterPool(Target target, int count, String groupPrefix) {
-        this(target, prefixed(count, groupPrefix));
+        this(target, prefixed(count, groupPrefix), 0);
     }
 
-    /** Creates one committer per element of {@code groupsPerCommitter} (clients connect lazily) and starts them. */
+    /** Creates one committer per element of {@code groupsPerCommitter}, committing back to back. */
     CommitterPool(Target target, List<List<String>> groupsPerCommitter) {
+        this(target, groupsPerCommitter, 0);
+    }
+
+    /**
+     * Creates one committer per element of {@code groupsPerCommitter} (clients connect lazily) and starts them;
+     * each waits {@code gapMs} after every acknowledgement.
+     */
+    CommitterPool(Target target, List<List<String>> groupsPerCommitter, int gapMs) {
+        this.gapNanos = TimeUnit.MILLISECONDS.toNanos(gapMs);
         for (int i = 0; i < groupsPerCommitter.size(); i++) {
             List<String> groups = groupsPerCommitter.get(i);
             List<Target.Committer> committers = new ArrayList<>();
