@@ -42,10 +42,11 @@ import org.slf4j.LoggerFactory;
  * of them would otherwise go out alone, leaving the rest to wait a whole round behind it (entries
  * alternating between 1 and C-1 commands, every client paying two rounds per commit). So when an
  * entry is applied, the proposer expects as many commands for the next entry as that entry
- * answered at once (parked calls are not coming back soon) plus those that queued during its
- * flight, and a free slot waits for that many, or at most {@code lingerMaxNanos}. A partition
- * with one client expects one command and never waits; when the load drops, one entry waits the
- * whole linger and the next expectation is smaller.
+ * answered at once (parked calls are not coming back soon), scaled by the share of answered clients
+ * that recently did come back within the linger ({@link BatchExpectation}: clients that pause
+ * between commits do not), plus those that queued during its flight, and a free slot waits for that
+ * many, or at most {@code lingerMaxNanos}. A partition with one client expects one command and never
+ * waits; when the load drops, one entry waits the whole linger and the next expectation is smaller.
  */
 final class Proposer {
     private static final Logger LOG = LoggerFactory.getLogger(Proposer.class);
@@ -73,6 +74,8 @@ final class Proposer {
     private final AtomicLong entriesProposed = new AtomicLong();
     private final AtomicLong commandsProposed = new AtomicLong();
     private final AtomicLong lingerExpiries = new AtomicLong();
+    /** Learns how many of an entry's clients come back within the linger (see the class comment). */
+    private final BatchExpectation expectation;
     /** Commands the next entry waits for (see the class comment); 0 or 1: none. */
     private volatile int expectedCommands;
     /** {@link System#nanoTime()} when the current linger ends; 0: not lingering. */
@@ -97,6 +100,7 @@ final class Proposer {
         this.maxInFlight = tuning.maxInFlightEntries();
         this.requestTimeoutMs = tuning.proposalTimeoutMs();
         this.lingerMaxNanos = TimeUnit.MICROSECONDS.toNanos(tuning.batchLingerMaxMicros());
+        this.expectation = new BatchExpectation(lingerMaxNanos);
         this.lingerTimer = lingerTimer;
         this.leaderHint = leaderHint;
     }
@@ -119,7 +123,9 @@ final class Proposer {
             return future;
         }
         int size = LogCodec.toProto(command).getSerializedSize();
-        queue.add(new Pending(command, size, System.nanoTime(), future));
+        long nowNanos = System.nanoTime();
+        expectation.onArrival(nowNanos);
+        queue.add(new Pending(command, size, nowNanos, future));
         queued.incrementAndGet();
         flush();
         return future;
@@ -245,16 +251,17 @@ final class Proposer {
             throw new IllegalStateException("partition " + partition + ": entry " + callId + " had " + batch.size()
                     + " commands but " + results.size() + " results");
         }
-        // Clients answered now come back soon; parked ones (a JoinGroup waiting for its rebalance)
-        // do not. Everything queued now arrived while this entry was in flight, so none of it comes
-        // from this entry's clients: together they are the load the next entry should carry.
+        // Clients answered now may come back soon (BatchExpectation learns how many do); parked ones
+        // (a JoinGroup waiting for its rebalance) do not. Everything queued now arrived while this
+        // entry was in flight, so none of it comes from this entry's clients: together they are the
+        // load the next entry should carry.
         int answeredNow = 0;
         for (Result result : results) {
             if (result.reply() instanceof Result.Reply.Now) {
                 answeredNow++;
             }
         }
-        expectedCommands = answeredNow + queued.get();
+        expectedCommands = lingerMaxNanos == 0 ? 0 : expectation.onApplied(answeredNow, queued.get(), System.nanoTime());
         for (int i = 0; i < batch.size(); i++) {
             batch.get(i).future().complete(results.get(i));
         }
