@@ -10,27 +10,37 @@ class BatchExpectationTest {
     private static final long LINGER_NANOS = 2_000_000;
     private static final long ROUND_NANOS = 3_000_000;
 
+    private long now;
+
+    /**
+     * {@code rounds} entries, each answering {@code max(8, returning)} clients, of which
+     * {@code returning} come back {@code spacingNanos} apart; returns the last expectation.
+     */
+    private int burstRounds(BatchExpectation expectation, int rounds, int returning, long spacingNanos) {
+        int answered = Math.max(returning, 8);
+        int expected = 0;
+        for (int round = 0; round < rounds; round++) {
+            for (int client = 0; client < returning; client++) {
+                expectation.onArrival(now + spacingNanos * client);
+            }
+            now += ROUND_NANOS;
+            expected = expectation.onApplied(answered, 0, now);
+        }
+        return expected;
+    }
+
     @Test
     void synchronousClientsThatComeBackAtOnceKeepTheWholeBurstExpected() {
         BatchExpectation expectation = new BatchExpectation(LINGER_NANOS);
-        long now = 0;
-        int expected = expectation.onApplied(32, 0, now);
-        for (int round = 0; round < 50; round++) {
-            // All 32 answered clients send their next commit within half a millisecond.
-            for (int client = 0; client < 32; client++) {
-                expectation.onArrival(now + 10_000L * client);
-            }
-            now += ROUND_NANOS;
-            expected = expectation.onApplied(32, 0, now);
-        }
-        assertThat(expected).isEqualTo(32);
+        expectation.onApplied(32, 0, now);
+        // All 32 answered clients send their next commit within a third of a millisecond.
+        assertThat(burstRounds(expectation, 50, 32, 10_000)).isEqualTo(32);
         assertThat(expectation.returnShare()).isEqualTo(1.0);
     }
 
     @Test
     void clientsThatPauseBetweenCommitsStopTheLingerWaitingForThem() {
         BatchExpectation expectation = new BatchExpectation(LINGER_NANOS);
-        long now = 0;
         // The first entry answered 4 clients; with nothing learned yet, the next waits for all 4.
         assertThat(expectation.onApplied(4, 2, now)).isEqualTo(6);
         int expected = 0;
@@ -50,22 +60,10 @@ class BatchExpectationTest {
     @Test
     void theExpectationRecoversWhenClientsGoBackToCommittingAtOnce() {
         BatchExpectation expectation = new BatchExpectation(LINGER_NANOS);
-        long now = 0;
         expectation.onApplied(8, 0, now);
-        for (int round = 0; round < 20; round++) {
-            now += ROUND_NANOS;
-            expectation.onApplied(8, 0, now);
-        }
+        assertThat(burstRounds(expectation, 20, 0, 0)).as("no one came back").isZero();
         assertThat(expectation.returnShare()).isLessThan(0.01);
-        int expected = 0;
-        for (int round = 0; round < 20; round++) {
-            for (int client = 0; client < 8; client++) {
-                expectation.onArrival(now + 100_000L * client);
-            }
-            now += ROUND_NANOS;
-            expected = expectation.onApplied(8, 0, now);
-        }
-        assertThat(expected).isEqualTo(8);
+        assertThat(burstRounds(expectation, 20, 8, 100_000)).isEqualTo(8);
     }
 
     @Test
