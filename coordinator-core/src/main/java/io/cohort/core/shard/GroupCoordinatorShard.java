@@ -37,6 +37,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeMap;
@@ -282,6 +283,30 @@ public final class GroupCoordinatorShard {
         } else {
             throw new IllegalStateException("Unknown record type " + record);
         }
+    }
+
+    /**
+     * The MEMBER_ID_REQUIRED answer {@code join} would get if it were applied to the state as applied
+     * now, or empty if it would get another answer (or is not a new dynamic member's first join).
+     * Kafka answers MEMBER_ID_REQUIRED without waiting for a write (its pending members live in the
+     * coordinator's memory only); the leader's front end uses this to do the same while the join's
+     * entry, which records the pending id for every replica, is still being replicated.
+     *
+     * <p>Any thread: {@link #handle} of a JoinGroup reads only the concurrent group maps, immutable
+     * groups and the volatile settings, and the state-limit check of a pending id (no metadata, no
+     * offsets) only the group count. Changes nothing. The committed answer can still differ when
+     * entries in flight change the group first; docs/API.md says what the member sees then.
+     */
+    public Optional<JoinGroupResponse> memberIdRequired(Command.JoinGroup join, long nowMs) {
+        if (!join.memberId().isEmpty() || join.groupInstanceId() != null || !join.requiresKnownMemberId()) {
+            return Optional.empty();
+        }
+        if (handle(join, nowMs).reply() instanceof Result.Reply.Now now
+                && now.response() instanceof JoinGroupResponse answer
+                && answer.error() == ErrorCode.MEMBER_ID_REQUIRED) {
+            return Optional.of(answer);
+        }
+        return Optional.empty();
     }
 
     /** Heartbeat: validated against the applied state; returns the answer and the session timer. */

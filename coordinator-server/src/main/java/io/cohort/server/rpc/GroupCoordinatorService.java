@@ -59,6 +59,8 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The GroupCoordinator gRPC service: validate, route, call, map (STYLE item 5). It makes no group
@@ -77,6 +79,7 @@ import java.util.function.Function;
  * other answer is mapped and sent on the responder.
  */
 public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinatorImplBase implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinatorService.class);
 
     /** DescribeGroups v6 (KIP-1043): an unknown group is GROUP_ID_NOT_FOUND, state "Dead". */
     static final short DESCRIBE_GROUPS_VERSION = 6;
@@ -249,11 +252,24 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
             }
             String clientHost = request.getClientHost().isEmpty() ? CallContext.clientHost() : request.getClientHost();
             // The member id suffix is chosen here, before proposing: apply must be deterministic.
-            Command command = ApiMapper.toCommand(request, clientHost, UUID.randomUUID().toString());
-            submitParkable(serving, node.partitionFor(request.getGroupId()), command,
+            Command.JoinGroup command = ApiMapper.toCommand(request, clientHost, UUID.randomUUID().toString());
+            submitParkable(serving, partition, command, memberIdRequiredAtOnce(partition, command),
                     response -> ApiMapper.toProto((io.cohort.core.response.JoinGroupResponse) response, request,
                             groupConfig));
         });
+    }
+
+    /**
+     * A new dynamic member's first JoinGroup is answered MEMBER_ID_REQUIRED as soon as its entry is
+     * proposed, without waiting a Raft round for it, when the applied state says that is its answer:
+     * Kafka writes nothing for it either. The entry still records the pending id, so the member's
+     * next JoinGroup (proposed after it, on the same leader) finds it. Null: wait for the commit.
+     */
+    private Response memberIdRequiredAtOnce(int partition, Command.JoinGroup command) {
+        if (!node.isLeaderReady(partition)) {
+            return null;
+        }
+        return node.shard(partition).memberIdRequired(command, System.currentTimeMillis()).orElse(null);
     }
 
     @Override
@@ -281,6 +297,16 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
      */
     private <T> void submitParkable(Serving<T> serving, int partition, Command command,
                                     Function<Response, T> toProto) {
+        submitParkable(serving, partition, command, null, toProto);
+    }
+
+    /**
+     * Proposes {@code command} and answers with its applied result, parking the call if the result
+     * says so; with an {@code answerAtOnce}, answers that as soon as the proposer has taken the
+     * command, and the applied result is only compared with it.
+     */
+    private <T> void submitParkable(Serving<T> serving, int partition, Command command, Response answerAtOnce,
+                                    Function<Response, T> toProto) {
         ParkedCall<T> parkedCall = new ParkedCall<>(serving.call, toProto, (code, message) -> serving.onFailure
                 .apply(new Failure(code, message, code == ErrorCode.NOT_COORDINATOR ? leaderHint(partition) : null)));
         ParkedCalls.Ticket ticket = parked.expect(partition);
@@ -291,7 +317,16 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
             parked.abandon(ticket);
             throw e;
         }
+        boolean answeredAtOnce = answerAtOnce != null && !submitted.isDone();
+        if (answeredAtOnce) {
+            serving.answer(toProto.apply(answerAtOnce));
+        }
         submitted.whenComplete((result, error) -> {
+            if (answeredAtOnce) {
+                parked.abandon(ticket);
+                logIfContradicted(command, answerAtOnce, result, error);
+                return;
+            }
             try {
                 if (error == null && result.reply() instanceof Result.Reply.Parked parkedReply) {
                     parked.park(ticket, parkedReply.key(), result, parkedCall);
@@ -487,6 +522,18 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
                 serving.answerLater(() -> toProto.apply(immediate(result)));
             }
         });
+    }
+
+    /**
+     * An answer sent before the commit that the applied result contradicts (entries in flight changed
+     * the group first, or the entry was lost with the leader): the member finds out on its next call.
+     */
+    private static void logIfContradicted(Command command, Response answered, Result result, Throwable error) {
+        Response applied = error == null ? result.immediateResponse() : null;
+        if (!answered.equals(applied) && LOG.isDebugEnabled()) {
+            LOG.debug("{} was answered {} before its commit; applied: {}", command.getClass().getSimpleName(),
+                    answered, error != null ? error.toString() : applied);
+        }
     }
 
     private static Response immediate(Result result) {

@@ -7,16 +7,12 @@ import static org.awaitility.Awaitility.await;
 import io.cohort.api.v1.ErrorCode;
 import io.cohort.api.v1.ListGroupsRequest;
 import io.cohort.api.v1.ListGroupsResponse;
-import io.cohort.core.shard.Result;
-import io.cohort.raft.ForwardingPartitionListener;
-import io.cohort.raft.PartitionListener;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -157,48 +153,5 @@ class ListGroupsTest {
             groups.add(group);
         }
         return groups;
-    }
-
-    /**
-     * Passes every event on to the node's ParkedCalls; once closed for a partition, holds that
-     * partition's apply thread at its next applied entry until opened, as a long replay would.
-     */
-    private static final class ApplyGate extends ForwardingPartitionListener {
-        private volatile int heldPartition = -1;
-        private volatile CountDownLatch release = new CountDownLatch(0);
-        private volatile boolean holding;
-
-        ApplyGate(PartitionListener delegate) {
-            super(delegate);
-        }
-
-        void close(int partition) {
-            release = new CountDownLatch(1);
-            heldPartition = partition;
-        }
-
-        void open() {
-            heldPartition = -1;
-            release.countDown();
-        }
-
-        boolean holding() {
-            return holding;
-        }
-
-        @Override
-        public void onApplied(int partition, List<Result> results) {
-            if (partition == heldPartition) {
-                holding = true;
-                try {
-                    release.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } finally {
-                    holding = false;
-                }
-            }
-            delegate.onApplied(partition, results);
-        }
     }
 }
