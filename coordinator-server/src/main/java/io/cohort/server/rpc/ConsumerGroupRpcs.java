@@ -17,7 +17,6 @@ import io.cohort.core.shard.Result;
 import io.cohort.core.topic.TopicMetadata;
 import io.cohort.raft.CohortRaftNode;
 import io.cohort.raft.PartitionStateMachine;
-import io.cohort.server.auth.Principals;
 import io.cohort.server.auth.RequestAuthorizer;
 import io.cohort.server.metrics.RpcMetrics;
 import io.cohort.server.rpc.ErrorTable.Failure;
@@ -321,12 +320,10 @@ final class ConsumerGroupRpcs {
     /** GROUP_AUTHORIZATION_FAILED, or COORDINATOR_NOT_AVAILABLE while stopping; null to go on. */
     private Failure refusal(String rpc, AclOperation operation, String groupId) {
         if (!authorizer.allowGroup(rpc, operation, groupId)) {
-            return new Failure(ErrorCode.GROUP_AUTHORIZATION_FAILED, Principals.principal() + " may not "
-                    + operation + " group '" + groupId + "'", null);
+            return GroupDenials.denied(operation, groupId);
         }
         if (stopping.getAsBoolean()) {
-            return new Failure(ErrorCode.COORDINATOR_NOT_AVAILABLE,
-                    "node " + node.nodeId() + " is shutting down; find the coordinator again", null);
+            return ErrorTable.shuttingDown(node.nodeId());
         }
         return null;
     }

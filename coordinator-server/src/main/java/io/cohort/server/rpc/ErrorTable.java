@@ -7,6 +7,7 @@ import io.cohort.raft.CohortRaftNode;
 import io.cohort.raft.NodeAddress;
 import io.cohort.raft.ProposalException;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -171,5 +172,21 @@ public final class ErrorTable {
         d.put(ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC, "the group is subscribed to the topic");
         d.put(ErrorCode.REQUEST_TIMED_OUT, "the operation did not finish in time; it may still happen");
         return d;
+    }
+
+    /** The first error that is not NONE, for metrics; "NONE" if there is none. */
+    static String firstError(List<io.cohort.api.v1.ErrorCode> codes) {
+        for (io.cohort.api.v1.ErrorCode code : codes) {
+            if (code != io.cohort.api.v1.ErrorCode.NONE) {
+                return code.name();
+            }
+        }
+        return io.cohort.api.v1.ErrorCode.NONE.name();
+    }
+
+    /** COORDINATOR_NOT_AVAILABLE of a node that is stopping: the client finds the coordinator again. */
+    static Failure shuttingDown(int nodeId) {
+        return new Failure(ErrorCode.COORDINATOR_NOT_AVAILABLE,
+                "node " + nodeId + " is shutting down; find the coordinator again", null);
     }
 }

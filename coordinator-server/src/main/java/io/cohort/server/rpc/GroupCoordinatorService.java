@@ -26,21 +26,17 @@ import io.cohort.api.v1.OffsetDeleteRequest;
 import io.cohort.api.v1.OffsetDeleteResponse;
 import io.cohort.api.v1.OffsetFetchRequest;
 import io.cohort.api.v1.OffsetFetchResponse;
-import io.cohort.api.v1.ReadConsistency;
 import io.cohort.api.v1.SyncGroupRequest;
 import io.cohort.api.v1.SyncGroupResponse;
 import io.cohort.core.ErrorCode;
 import io.cohort.core.GroupConfig;
 import io.cohort.core.acl.AclOperation;
 import io.cohort.core.command.Command;
-import io.cohort.core.response.ListedGroup;
 import io.cohort.core.response.Response;
 import io.cohort.core.shard.GroupCoordinatorShard;
 import io.cohort.core.shard.Result;
 import io.cohort.raft.CohortRaftNode;
 import io.cohort.raft.NodeAddress;
-import io.cohort.raft.ProposalException;
-import io.cohort.server.auth.Principals;
 import io.cohort.server.auth.RequestAuthorizer;
 import io.cohort.server.metrics.RpcMetrics;
 import io.cohort.server.rpc.ErrorTable.Failure;
@@ -50,7 +46,6 @@ import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -81,15 +76,12 @@ import org.slf4j.LoggerFactory;
 public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinatorImplBase implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinatorService.class);
 
-    /** DescribeGroups v6 (KIP-1043): an unknown group is GROUP_ID_NOT_FOUND, state "Dead". */
-    static final short DESCRIBE_GROUPS_VERSION = 6;
-
     private final CohortRaftNode node;
     private final ParkedCalls parked;
     private final RpcMetrics metrics;
     private final RequestAuthorizer authorizer;
     private final boolean answersOnApplyThread;
-    private final LedGroupsListing listing;
+    private final GroupReadRpcs reads;
     private final ConsumerGroupRpcs consumerGroups;
     private final PeerChannels peers;
     private volatile boolean stopping;
@@ -121,7 +113,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
         this.parked = parked;
         this.metrics = metrics;
         this.authorizer = authorizer;
-        this.listing = new LedGroupsListing(node);
+        this.reads = new GroupReadRpcs(node, parked, metrics, authorizer, () -> stopping);
         this.peers = new PeerChannels(node, channelFactory);
         this.consumerGroups = new ConsumerGroupRpcs(node, parked, metrics, authorizer,
                 () -> node.topicRegistry().byName(), () -> stopping,
@@ -169,7 +161,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
         Serving<FindCoordinatorResponse> serving = serving(
                 RpcCall.start("FindCoordinator", observer, metrics),
                 failure -> findCoordinatorError(request, failure),
-                response -> firstError(response.getCoordinatorsList().stream().map(c -> c.getErrorCode()).toList()));
+                response -> ErrorTable.firstError(response.getCoordinatorsList().stream().map(c -> c.getErrorCode()).toList()));
         serving.run(() -> {
             RequestValidator.throwIfMalformed(request);
             FindCoordinatorResponse.Builder response = FindCoordinatorResponse.newBuilder();
@@ -177,7 +169,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
                 // Kafka (FindCoordinator v4+): DESCRIBE on the group, an error per key.
                 response.addCoordinators(authorizer.allowGroup("FindCoordinator", AclOperation.DESCRIBE, groupId)
                         ? coordinatorOf(groupId) : noCoordinator(groupId, ErrorCode.GROUP_AUTHORIZATION_FAILED,
-                        groupDenied(AclOperation.DESCRIBE, groupId).message()));
+                        GroupDenials.denied(AclOperation.DESCRIBE, groupId).message()));
             }
             serving.answer(response.build());
         });
@@ -384,7 +376,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
     public void leaveGroup(LeaveGroupRequest request, StreamObserver<LeaveGroupResponse> observer) {
         Serving<LeaveGroupResponse> serving = serving(RpcCall.start("LeaveGroup", observer, metrics),
                 ApiMapper::leaveGroupError,
-                response -> firstError(concat(response.getErrorCode(),
+                response -> ErrorTable.firstError(concat(response.getErrorCode(),
                         response.getMembersList().stream().map(LeaveGroupResponse.Member::getErrorCode).toList())));
         serving.run(() -> {
             RequestValidator.throwIfMalformed(request);
@@ -403,7 +395,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
     public void offsetCommit(OffsetCommitRequest request, StreamObserver<OffsetCommitResponse> observer) {
         Serving<OffsetCommitResponse> serving = serving(RpcCall.start("OffsetCommit", observer, metrics),
                 failure -> ApiMapper.offsetCommitError(request, failure),
-                response -> firstError(response.getTopicsList().stream()
+                response -> ErrorTable.firstError(response.getTopicsList().stream()
                         .flatMap(t -> t.getPartitionsList().stream())
                         .map(OffsetCommitResponse.Partition::getErrorCode).toList()));
         serving.run(() -> {
@@ -424,7 +416,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
     public void offsetDelete(OffsetDeleteRequest request, StreamObserver<OffsetDeleteResponse> observer) {
         Serving<OffsetDeleteResponse> serving = serving(RpcCall.start("OffsetDelete", observer, metrics),
                 ApiMapper::offsetDeleteError,
-                response -> firstError(concat(response.getErrorCode(), response.getTopicsList().stream()
+                response -> ErrorTable.firstError(concat(response.getErrorCode(), response.getTopicsList().stream()
                         .flatMap(t -> t.getPartitionsList().stream())
                         .map(OffsetDeleteResponse.Partition::getErrorCode).toList())));
         serving.run(() -> {
@@ -446,7 +438,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
         Serving<DeleteGroupsResponse> serving = serving(RpcCall.start("DeleteGroups", observer, metrics),
                 failure -> DeleteGroupsResponse.newBuilder().addAllResults(groupIds.stream()
                         .map(id -> ApiMapper.deleteGroupError(id, failure)).toList()).build(),
-                response -> firstError(response.getResultsList().stream()
+                response -> ErrorTable.firstError(response.getResultsList().stream()
                         .map(DeleteGroupsResponse.Result::getErrorCode).toList()));
         serving.run(() -> {
             RequestValidator.throwIfMalformed(request);
@@ -457,7 +449,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
                 if (authorizer.allowGroup("DeleteGroups", AclOperation.DELETE, groupId)) {
                     byPartition.computeIfAbsent(node.partitionFor(groupId), p -> new ArrayList<>()).add(groupId);
                 } else {
-                    denied.add(ApiMapper.deleteGroupError(groupId, groupDenied(AclOperation.DELETE, groupId)));
+                    denied.add(ApiMapper.deleteGroupError(groupId, GroupDenials.denied(AclOperation.DELETE, groupId)));
                 }
             }
             List<CompletableFuture<List<DeleteGroupsResponse.Result>>> deletions = new ArrayList<>();
@@ -544,158 +536,21 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
         return response;
     }
 
-    // ---- Reads ----
+    // ---- Reads: GroupReadRpcs ----
 
     @Override
     public void offsetFetch(OffsetFetchRequest request, StreamObserver<OffsetFetchResponse> observer) {
-        Serving<OffsetFetchResponse> serving = serving(RpcCall.start("OffsetFetch", observer, metrics),
-                failure -> OffsetFetchResponse.newBuilder().addAllGroups(request.getGroupsList().stream()
-                        .map(g -> ApiMapper.offsetFetchError(g.getGroupId(), failure)).toList()).build(),
-                response -> firstError(response.getGroupsList().stream()
-                        .map(OffsetFetchResponse.Group::getErrorCode).toList()));
-        serving.run(() -> {
-            RequestValidator.throwIfMalformed(request);
-            Map<String, Failure> denied = deniedGroups("OffsetFetch", AclOperation.DESCRIBE,
-                    request.getGroupsList().stream().map(OffsetFetchRequest.Group::getGroupId).toList());
-            Map<Integer, CompletableFuture<GroupCoordinatorShard>> reads = readShards(
-                    request.getGroupsList().stream().map(OffsetFetchRequest.Group::getGroupId)
-                            .filter(id -> !denied.containsKey(id)).toList(),
-                    request.getConsistency() == ReadConsistency.READ_CONSISTENCY_LINEARIZABLE);
-            CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new)).whenComplete((ignored, e) ->
-                    serving.answerLater(() -> {
-                        OffsetFetchResponse.Builder response = OffsetFetchResponse.newBuilder();
-                        for (OffsetFetchRequest.Group group : request.getGroupsList()) {
-                            Failure groupDenied = denied.get(group.getGroupId());
-                            response.addGroups(groupDenied != null
-                                    ? ApiMapper.offsetFetchError(group.getGroupId(), groupDenied)
-                                    : fetchGroup(group, reads.get(node.partitionFor(group.getGroupId()))));
-                        }
-                        return response.build();
-                    }));
-        });
-    }
-
-    private OffsetFetchResponse.Group fetchGroup(OffsetFetchRequest.Group group,
-                                                 CompletableFuture<GroupCoordinatorShard> read) {
-        try {
-            return ApiMapper.toProto(read.join().fetchOffsets(group.getGroupId(), ApiMapper.toFetchTopics(group),
-                    group.getMemberId().isEmpty() ? null : group.getMemberId(),
-                    group.hasMemberEpoch() ? group.getMemberEpoch() : -1));
-        } catch (RuntimeException e) {
-            return ApiMapper.offsetFetchError(group.getGroupId(), ErrorTable.failureOf(e, node));
-        }
+        reads.offsetFetch(request, observer);
     }
 
     @Override
     public void describeGroups(DescribeGroupsRequest request, StreamObserver<DescribeGroupsResponse> observer) {
-        Serving<DescribeGroupsResponse> serving = serving(RpcCall.start("DescribeGroups", observer, metrics),
-                failure -> DescribeGroupsResponse.newBuilder().addAllGroups(request.getGroupIdsList().stream()
-                        .map(id -> ApiMapper.describeGroupError(id, failure)).toList()).build(),
-                response -> firstError(response.getGroupsList().stream()
-                        .map(DescribeGroupsResponse.Group::getErrorCode).toList()));
-        serving.run(() -> {
-            RequestValidator.throwIfMalformed(request);
-            Map<String, Failure> denied = deniedGroups("DescribeGroups", AclOperation.DESCRIBE,
-                    request.getGroupIdsList());
-            Map<Integer, CompletableFuture<GroupCoordinatorShard>> reads = readShards(request.getGroupIdsList().stream()
-                            .filter(id -> !denied.containsKey(id)).toList(),
-                    request.getConsistency() == ReadConsistency.READ_CONSISTENCY_LINEARIZABLE);
-            CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new)).whenComplete((ignored, e) ->
-                    serving.answerLater(() -> {
-                        DescribeGroupsResponse.Builder response = DescribeGroupsResponse.newBuilder();
-                        for (String groupId : request.getGroupIdsList()) {
-                            Failure groupDenied = denied.get(groupId);
-                            response.addGroups(groupDenied != null ? ApiMapper.describeGroupError(groupId, groupDenied)
-                                    : describeGroup(groupId, reads.get(node.partitionFor(groupId))));
-                        }
-                        return response.build();
-                    }));
-        });
+        reads.describeGroups(request, observer);
     }
 
-    private DescribeGroupsResponse.Group describeGroup(String groupId, CompletableFuture<GroupCoordinatorShard> read) {
-        try {
-            return ApiMapper.toProto(read.join().describeGroups(List.of(groupId), DESCRIBE_GROUPS_VERSION).get(0));
-        } catch (RuntimeException e) {
-            return ApiMapper.describeGroupError(groupId, ErrorTable.failureOf(e, node));
-        }
-    }
-
-    /**
-     * One read per partition of {@code groupIds}. A linearizable read completes (on a Ratis thread)
-     * once this leader has applied everything committed before it; the shard is then read on the
-     * responder, which sees that state or a later one, so the answer is still linearizable. A local
-     * read completes at once, on any replica.
-     */
-    private Map<Integer, CompletableFuture<GroupCoordinatorShard>> readShards(Collection<String> groupIds,
-                                                                           boolean linearizable) {
-        Map<Integer, CompletableFuture<GroupCoordinatorShard>> reads = new HashMap<>();
-        for (String groupId : groupIds) {
-            reads.computeIfAbsent(node.partitionFor(groupId), partition -> readShard(partition, linearizable));
-        }
-        return reads;
-    }
-
-    private CompletableFuture<GroupCoordinatorShard> readShard(int partition, boolean linearizable) {
-        if (stopping) {
-            return CompletableFuture.failedFuture(new ProposalException(ProposalException.Kind.SHUTTING_DOWN, -1,
-                    "node " + node.nodeId() + " is shutting down", null));
-        }
-        try {
-            return node.read(partition, linearizable, shard -> shard);
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-    }
-
-    /**
-     * Lists the groups of the partitions this node leads ({@link LedGroupsListing}), as Kafka's
-     * broker-local ListGroups; a client lists the cluster by asking every node and merging. The
-     * reads run concurrently and complete on Ratis threads; the answer is filtered and sent on the
-     * responder.
-     */
     @Override
     public void listGroups(ListGroupsRequest request, StreamObserver<ListGroupsResponse> observer) {
-        Serving<ListGroupsResponse> serving = serving(RpcCall.start("ListGroups", observer, metrics),
-                failure -> ListGroupsResponse.newBuilder().setErrorCode(ErrorTable.toProto(failure.code()))
-                        .setErrorMessage(failure.message()).build(),
-                response -> response.getErrorCode().name());
-        serving.run(() -> {
-            RequestValidator.throwIfMalformed(request);
-            if (rejected(serving, ErrorCode.NONE)) {
-                return;
-            }
-            // The caller's principal lives in this thread's gRPC context; the filter runs later.
-            io.grpc.Context callContext = io.grpc.Context.current();
-            listing.list(request.getStatesFilterList(), request.getTypesFilterList()).thenAccept(listed -> {
-                if (listed.failure() != null) {
-                    serving.answerLater(listed.failure());
-                } else {
-                    serving.answerLater(() -> authorizedListing(callContext, listed));
-                }
-            });
-        });
-    }
-
-    /**
-     * Kafka: every group with DESCRIBE on the cluster, else only the groups the caller may describe,
-     * filtered silently (never CLUSTER_AUTHORIZATION_FAILED, no audit lines).
-     */
-    private ListGroupsResponse authorizedListing(io.grpc.Context callContext, LedGroupsListing.Listing listed) {
-        io.grpc.Context previous = callContext.attach();
-        try {
-            boolean describesCluster = authorizer.allowClusterQuietly("ListGroups", AclOperation.DESCRIBE);
-            ListGroupsResponse.Builder response = ListGroupsResponse.newBuilder()
-                    .setErrorCode(io.cohort.api.v1.ErrorCode.NONE).addAllPartitionIndexes(listed.partitions());
-            for (ListedGroup group : listed.groups()) {
-                if (describesCluster || authorizer.allowGroupQuietly("ListGroups", AclOperation.DESCRIBE, group.groupId())) {
-                    response.addGroups(ApiMapper.toProto(group));
-                }
-            }
-            return response.build();
-        } finally {
-            callContext.detach(previous);
-        }
+        reads.listGroups(request, observer);
     }
 
     // ---- The consumer protocol (KIP-848) ----
@@ -719,25 +574,10 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
         if (authorizer.allowGroup(rpc, operation, groupId)) {
             return false;
         }
-        serving.answer(groupDenied(operation, groupId));
+        serving.answer(GroupDenials.denied(operation, groupId));
         return true;
     }
 
-    /** The groups of {@code groupIds} the caller may not {@code operation}, each with its failure. */
-    private Map<String, Failure> deniedGroups(String rpc, AclOperation operation, List<String> groupIds) {
-        Map<String, Failure> denied = new HashMap<>();
-        for (String groupId : new LinkedHashSet<>(groupIds)) {
-            if (!authorizer.allowGroup(rpc, operation, groupId)) {
-                denied.put(groupId, groupDenied(operation, groupId));
-            }
-        }
-        return denied;
-    }
-
-    private static Failure groupDenied(AclOperation operation, String groupId) {
-        return new Failure(ErrorCode.GROUP_AUTHORIZATION_FAILED, Principals.principal() + " may not " + operation
-                + " group '" + groupId + "'", null);
-    }
 
     /** COORDINATOR_NOT_AVAILABLE while stopping, then the Kafka validation result; null to go on. */
     /** Answers {@code serving} with the shutdown or validation error, if any; returns whether it did. */
@@ -757,8 +597,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
     }
 
     private Failure shuttingDown() {
-        return new Failure(ErrorCode.COORDINATOR_NOT_AVAILABLE,
-                "node " + node.nodeId() + " is shutting down; find the coordinator again", null);
+        return ErrorTable.shuttingDown(node.nodeId());
     }
 
     private NodeEndpoint leaderHint(int partition) {
@@ -772,16 +611,6 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
         all.add(first);
         all.addAll(rest);
         return all;
-    }
-
-    /** The first error that is not NONE, for metrics; "NONE" if there is none. */
-    private static String firstError(List<io.cohort.api.v1.ErrorCode> codes) {
-        for (io.cohort.api.v1.ErrorCode code : codes) {
-            if (code != io.cohort.api.v1.ErrorCode.NONE) {
-                return code.name();
-            }
-        }
-        return io.cohort.api.v1.ErrorCode.NONE.name();
     }
 
     private <T> Serving<T> serving(RpcCall<T> call, Function<Failure, T> onFailure, Function<T, String> errorOf) {
