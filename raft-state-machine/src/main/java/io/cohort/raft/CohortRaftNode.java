@@ -234,7 +234,7 @@ public final class CohortRaftNode implements AutoCloseable {
         node.timerScheduler.scheduleWithFixedDelay(
                 () -> node.storageWatch.checkReplicasOpen(spec.partitions(),
                         p -> !node.hosts(p) || node.isReplicaOpen(p) || node.removedFromCluster()
-                                || node.lifecycle.holdsNothing(p)),
+                                || node.lifecycle.holdsNothing(p) || node.lifecycle.reopening(p)),
                 REPLICA_CHECK_INTERVAL_MS, REPLICA_CHECK_INTERVAL_MS, TimeUnit.MILLISECONDS);
         LOG.info("node {} started: {} of {} partitions (replication factor {}) on Raft port {} ({})", nodeId,
                 node.hostedPartitions().size(), spec.partitions(), spec.replicationFactor(),
@@ -490,6 +490,16 @@ public final class CohortRaftNode implements AutoCloseable {
 
     PartitionListener listener() {
         return listener;
+    }
+
+    /** How soon after a replica was opened again another close by Ratis is not taken for a transient one. */
+    long reopenWindowMs() {
+        return MembershipView.reopenWindowMs(tuning.electionTimeoutMaxMs());
+    }
+
+    /** {@code partition}'s replica runs again after Ratis closed it (on the timer thread). */
+    void onReplicaReopened(int partition) {
+        storageWatch.replicaReopened(partition);
     }
 
     /** Forgets {@code partition}'s leader (a replica created or released here). */
@@ -987,8 +997,9 @@ public final class CohortRaftNode implements AutoCloseable {
         @Override
         public void onRemovedFromGroup(int partition) {
             if (partition != 0) {
-                // A move took it away: decided off Ratis's thread, before the storage watch takes
-                // the closed replica for a failed disk.
+                // A move took it away (released), or a member's replica closed for a moment (opened
+                // again): decided off Ratis's thread (ReplicaLifecycle.releaseMoved), before the
+                // storage watch takes the closed replica for a failed disk.
                 lifecycle.onShutDownByRatis(partition);
                 timerScheduler.execute(CohortRaftNode.this::releaseMovedReplicas);
                 return;
@@ -999,7 +1010,15 @@ public final class CohortRaftNode implements AutoCloseable {
             } catch (RuntimeException e) {
                 now = null;
             }
-            view.onReplicaOfPartitionZeroClosed(now);
+            if (view.onReplicaOfPartitionZeroClosed(now, System.currentTimeMillis())
+                    == MembershipView.ClosedReplica.REOPEN) {
+                // Off Ratis's election thread, which is still finishing the close.
+                timerScheduler.execute(() -> {
+                    if (lifecycle.reopen(0)) {
+                        view.onReplicaOfPartitionZeroReopened(System.currentTimeMillis());
+                    }
+                });
+            }
         }
 
         @Override

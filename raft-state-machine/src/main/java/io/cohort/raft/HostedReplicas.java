@@ -3,6 +3,7 @@ package io.cohort.raft;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -32,6 +33,8 @@ final class HostedReplicas {
     private final long[] lastMemberConfIndex;
     /** Since when (ms) a partition's configuration has left this node out, after listing it; -1 if not. */
     private final long[] leftOutSinceMs;
+    /** When (ms) a partition's replica was last opened again after Ratis closed it; -1 if never. */
+    private final long[] reopenedAtMs;
     /** Whether the replica's Raft log was read for configurations listing this node ({@link #noteLogRead}). */
     private final boolean[] logRead;
 
@@ -40,6 +43,8 @@ final class HostedReplicas {
         this.lastMemberConfIndex = new long[partitions];
         this.leftOutSinceMs = new long[partitions];
         this.logRead = new boolean[partitions];
+        this.reopenedAtMs = new long[partitions];
+        java.util.Arrays.fill(reopenedAtMs, -1);
         java.util.Arrays.fill(lastMemberConfIndex, -1);
         java.util.Arrays.fill(leftOutSinceMs, -1);
     }
@@ -81,8 +86,18 @@ final class HostedReplicas {
             lastMemberConfIndex[partition] = -1;
             leftOutSinceMs[partition] = -1;
             logRead[partition] = false;
+            reopenedAtMs[partition] = -1;
         }
         byPartition.set(partition, replica);
+    }
+
+    /**
+     * Puts {@code replica} in place of {@code partition}'s (a replica opened again from its own
+     * storage), keeping what was learnt about its membership; returns the one it replaces.
+     */
+    Replica replace(int partition, RaftGroupId groupId, Replica replica) {
+        stateMachineByGroup.put(groupId, replica.stateMachine());
+        return byPartition.getAndSet(partition, replica);
     }
 
     /** Clears {@code partition}'s entry; returns what it held (null if nothing). */
@@ -115,33 +130,21 @@ final class HostedReplicas {
     }
 
     /**
-     * Whether the cluster moved {@code partition}'s replica away from {@code nodeId}, judged from
-     * the replica's configuration {@code conf} (null if unreadable) as read now. Alive: a newer
-     * configuration than the last listing the node leaves it out and has for two election
-     * timeouts (Ratis does not always close a removed replica). Closed by Ratis: as
-     * {@link MembershipView#closedReplicaMeansRemoval}, except that a replica never listed (one
-     * being added) is not released: the move that adds it runs again or is undone by the operator.
+     * Whether the cluster moved {@code partition}'s running replica away from {@code nodeId}, judged
+     * from the replica's configuration {@code conf} (null if unreadable) as read now: a newer
+     * configuration than the last listing the node leaves it out and has for {@code holdMs} (two
+     * election timeouts: Ratis does not always close a removed replica).
      */
-    synchronized boolean movedAway(int partition, int nodeId, Membership conf, boolean alive, long nowMs,
-                                   long holdMs) {
+    synchronized boolean movedAway(int partition, int nodeId, Membership conf, long nowMs, long holdMs) {
         if (conf == null || conf.voters().isEmpty()) {
             return false;
         }
         if (conf.contains(nodeId)) {
-            lastMemberConfIndex[partition] = Math.max(lastMemberConfIndex[partition], conf.confIndex());
-            leftOutSinceMs[partition] = -1;
-            if (alive) {
-                return false;
-            }
-        }
-        long lastMember = lastMemberConfIndex[partition];
-        if (lastMember < 0) {
+            noteListed(partition, conf);
             return false;
         }
-        if (!alive) {
-            return MembershipView.closedReplicaMeansRemoval(nodeId, true, lastMember, conf);
-        }
-        if (!MembershipView.newerConfigurationLeavesOut(nodeId, lastMember, conf)) {
+        long lastMember = lastMemberConfIndex[partition];
+        if (lastMember < 0 || !MembershipView.newerConfigurationLeavesOut(nodeId, lastMember, conf)) {
             leftOutSinceMs[partition] = -1;
             return false;
         }
@@ -149,5 +152,34 @@ final class HostedReplicas {
             leftOutSinceMs[partition] = nowMs;
         }
         return nowMs - leftOutSinceMs[partition] > holdMs;
+    }
+
+    /**
+     * What to do with {@code partition}'s replica, which Ratis closed alone, judged from its
+     * configuration {@code conf} (null if unreadable) as {@link MembershipView#closedReplicaDecision}
+     * judges partition 0's; empty for a replica never listed (one being added), which is not
+     * released: the move that adds it runs again or is undone by the operator.
+     */
+    synchronized Optional<MembershipView.ClosedReplica> closedByRatis(int partition, int nodeId, Membership conf,
+                                                                     long nowMs, long reopenWindowMs) {
+        if (conf != null && conf.contains(nodeId)) {
+            noteListed(partition, conf);
+        }
+        long lastMember = lastMemberConfIndex[partition];
+        if (lastMember < 0) {
+            return Optional.empty();
+        }
+        boolean closedSoonAfterReopen = reopenedAtMs[partition] >= 0 && nowMs - reopenedAtMs[partition] < reopenWindowMs;
+        return Optional.of(MembershipView.closedReplicaDecision(nodeId, true, lastMember, conf, closedSoonAfterReopen));
+    }
+
+    /** {@code partition}'s replica was opened again at {@code nowMs} after Ratis closed it. */
+    synchronized void noteReopened(int partition, long nowMs) {
+        reopenedAtMs[partition] = nowMs;
+    }
+
+    private void noteListed(int partition, Membership conf) {
+        lastMemberConfIndex[partition] = Math.max(lastMemberConfIndex[partition], conf.confIndex());
+        leftOutSinceMs[partition] = -1;
     }
 }

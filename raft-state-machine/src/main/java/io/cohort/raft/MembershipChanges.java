@@ -533,21 +533,51 @@ public final class MembershipChanges {
                 .orElseThrow(() -> new MembershipException(Failure.QUORUM, -1, "partition " + p
                         + ": no other voter answers to take leadership from node " + id));
         steps.say("partition " + p + ": moving leadership from node " + id + " to node " + best.nodeId());
-        RaftClientReply reply;
-        try {
-            reply = await(node.transferLeadership(p, best.nodeId(), 10_000),
-                    "partition " + p + ": transfer leadership to node " + best.nodeId());
-        } catch (MembershipException e) {
-            // Ratis refuses a transfer now and then (DIFFERENT_LEADER: the target was not elected in
-            // time, e.g. just promoted on a busy machine): once more before the change gives up.
-            steps.say("partition " + p + ": " + e.getMessage() + "; trying once more");
-            sleep(TRANSFER_RETRY_PAUSE_MS);
-            reply = await(node.transferLeadership(p, best.nodeId(), 10_000),
-                    "partition " + p + ": transfer leadership to node " + best.nodeId());
+        for (int attempt = 1; ; attempt++) {
+            try {
+                RaftClientReply reply = await(node.transferLeadership(p, best.nodeId(), 10_000),
+                        "partition " + p + ": transfer leadership to node " + best.nodeId());
+                LOG.info("node {}: partition {} handed to node {} before removing node {}: {}", node.nodeId(), p,
+                        best.nodeId(), id, reply.isSuccess());
+                return best.nodeId();
+            } catch (MembershipException e) {
+                // A transfer that failed may still have moved the leadership off this node, to
+                // another voter than the one asked (seen in ReplicaMoveIT: an election during the
+                // transfer; the retry then failed NotLeaderException): that is what was wanted.
+                int movedTo = leaderElsewhere(p, id);
+                if (movedTo >= 0) {
+                    steps.say("partition " + p + ": " + e.getMessage() + "; the leadership moved to node " + movedTo
+                            + " meanwhile");
+                    return movedTo;
+                }
+                if (attempt == 2) {
+                    throw e;
+                }
+                // Ratis refuses a transfer now and then (DIFFERENT_LEADER: the target was not elected in
+                // time, e.g. just promoted on a busy machine): once more before the change gives up.
+                steps.say("partition " + p + ": " + e.getMessage() + "; trying once more");
+                sleep(TRANSFER_RETRY_PAUSE_MS);
+            }
         }
-        LOG.info("node {}: partition {} handed to node {} before removing node {}: {}", node.nodeId(), p,
-                best.nodeId(), id, reply.isSuccess());
-        return best.nodeId();
+    }
+
+    /**
+     * The node that leads {@code p} now if this node ({@code id}) no longer does: waits up to two
+     * election timeouts for it to be known. -1 while this node still leads, or none is known.
+     */
+    private int leaderElsewhere(int p, int id) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2L * node.tuning().electionTimeoutMaxMs());
+        while (!node.isLeader(p)) {
+            int leader = node.leaderOf(p);
+            if (leader >= 0 && leader != id) {
+                return leader;
+            }
+            if (System.nanoTime() > deadline) {
+                return -1;
+            }
+            sleep(POLL_MS);
+        }
+        return -1;
     }
 
     /**

@@ -39,6 +39,8 @@ final class MembershipView {
      * is this replica's configuration going back (a truncated log), not a decision of the cluster.
      */
     private volatile long lastMemberConfIndex = -1;
+    /** When (ms) this node last opened its replica of partition 0 again after Ratis closed it, or -1. */
+    private long reopenedAtMs = -1;
 
     /**
      * The view at start: the members cached in {@code dataDir} by an earlier run, else the peers of
@@ -135,44 +137,88 @@ final class MembershipView {
         }
     }
 
-    /**
-     * Ratis closed this node's replica of partition 0 (alone, not the whole server), whose
-     * configuration is now {@code replicaConf} (null if unreadable): a removal, or a failed replica.
-     */
-    void onReplicaOfPartitionZeroClosed(Membership replicaConf) {
-        if (closedReplicaMeansRemoval(nodeId, wasMember, lastMemberConfIndex, replicaConf)) {
-            markRemoved("Ratis closed its replica of partition 0: not in the configuration");
-        } else {
-            // Not a removal: the storage watch sees a closed replica of a member and stops the node.
-            LOG.error("node {}: Ratis closed its replica of partition 0 although the cluster never removed this "
-                    + "node (the newest configuration listing it is at index {}; the replica's own is now {}): "
-                    + "the replica failed; the node stops and must be restarted", nodeId, lastMemberConfIndex,
-                    replicaConf == null ? "unreadable" : "index " + replicaConf.confIndex() + ", "
-                            + replicaConf.describe());
-        }
+    /** What a node does when Ratis closed its replica of partition 0 alone ({@link #closedReplicaDecision}). */
+    enum ClosedReplica {
+        /** The cluster removed this node: it serves nothing any more. */
+        REMOVED,
+        /** Not a removal: open the replica again from its storage. */
+        REOPEN,
+        /** Closed again right after it was opened again, not as a removal: the node stops. */
+        FAILED
     }
 
     /**
-     * Whether Ratis closing this node's replica of partition 0 (alone, not the whole server) means
-     * the cluster removed the node. It does for a node never seen as a member (a joining node whose
-     * add was undone); when the replica's configuration still lists the node (the leader answered
-     * its vote request "you were removed", from a configuration this replica never received); and
-     * when a configuration newer than the last one listing the node leaves it out. It does not when
-     * the configuration that leaves the node out is at or below that index, or empty: the replica's
-     * log went back (Ratis truncated it below entries it had), and Ratis shut the replica down for
-     * not finding itself in what remained. Seen once (RollingRestartIT): a leader's log appender
-     * failed an internal assertion and restarted from an old index. Taking that for a removal left
-     * a voter that refused to serve until its data was deleted.
+     * Ratis closed this node's replica of partition 0 (alone, not the whole server), whose
+     * configuration is now {@code replicaConf} (null if unreadable), at {@code nowMs}: marks the
+     * node removed if that is what it means, and says what to do ({@link #closedReplicaDecision}).
      */
-    static boolean closedReplicaMeansRemoval(int nodeId, boolean wasMember, long lastMemberConfIndex,
-                                             Membership replicaConf) {
+    synchronized ClosedReplica onReplicaOfPartitionZeroClosed(Membership replicaConf, long nowMs) {
+        boolean closedSoonAfterReopen = reopenedAtMs >= 0 && nowMs - reopenedAtMs < reopenWindowMs();
+        ClosedReplica decision = closedReplicaDecision(nodeId, wasMember, lastMemberConfIndex, replicaConf,
+                closedSoonAfterReopen);
+        String conf = replicaConf == null ? "unreadable"
+                : "index " + replicaConf.confIndex() + ", " + replicaConf.describe();
+        switch (decision) {
+            case REMOVED -> markRemoved("Ratis closed its replica of partition 0: not in the configuration"
+                    + (closedSoonAfterReopen ? " (closed again right after it was opened again)" : ""));
+            case REOPEN -> LOG.warn("node {}: Ratis closed its replica of partition 0 although the cluster did not "
+                    + "remove this node (the newest configuration listing it is at index {}; the replica's own is "
+                    + "now {}); opening it again", nodeId, lastMemberConfIndex, conf);
+            case FAILED -> LOG.error("node {}: Ratis closed its replica of partition 0 again within {} ms of opening "
+                    + "it again, although the cluster never removed this node (the replica's configuration is now "
+                    + "{}): the replica failed; the node stops and must be restarted", nodeId, reopenWindowMs(), conf);
+        }
+        return decision;
+    }
+
+    /** This node opened its replica of partition 0 again at {@code nowMs} after Ratis had closed it. */
+    synchronized void onReplicaOfPartitionZeroReopened(long nowMs) {
+        reopenedAtMs = nowMs;
+    }
+
+    /**
+     * How soon after a reopen a second close is not taken for another transient one: ten election
+     * timeouts. A removed replica closes again within about one (its first election is answered
+     * "you were removed"); a member's replica, caught up by its leader, does not close at all.
+     */
+    private long reopenWindowMs() {
+        return reopenWindowMs(electionTimeoutMaxMs);
+    }
+
+    static long reopenWindowMs(long electionTimeoutMaxMs) {
+        return 10L * electionTimeoutMaxMs;
+    }
+
+    /**
+     * What Ratis closing this node's replica of partition 0 (alone, not the whole server) means.
+     * Removed: for a node never seen as a member (a joining node whose add was undone); and when a
+     * configuration newer than the last one listing the node leaves it out. Not a removal, so the
+     * replica is opened again from its storage: when the configuration that leaves the node out is
+     * at or below that index, or empty (the replica's log went back: seen once in RollingRestartIT,
+     * where a leader's log appender failed an internal assertion and restarted from an old index,
+     * and Ratis shut the replica down for not finding itself in what remained); and when the
+     * replica's configuration still lists the node. That last one is ambiguous: a node removed
+     * while it was down hears "you were removed" from the leader in answer to its vote request,
+     * from a configuration it never received, but a member's replica was also seen closed with a
+     * configuration listing it (RollingRestartIT again, after the same appender failure; taking it
+     * for a removal left a voter that served nothing). Opened again, a removed replica is closed
+     * again within an election timeout and {@code closedSoonAfterReopen} makes that a removal,
+     * while a member's is caught up by its leader. A replica that does not list the node and is
+     * closed again soon after a reopen failed: the node stops.
+     */
+    static ClosedReplica closedReplicaDecision(int nodeId, boolean wasMember, long lastMemberConfIndex,
+                                               Membership replicaConf, boolean closedSoonAfterReopen) {
         if (!wasMember) {
-            return true;
+            return ClosedReplica.REMOVED;
         }
-        if (replicaConf == null || replicaConf.voters().isEmpty()) {
-            return false;
+        boolean known = replicaConf != null && !replicaConf.voters().isEmpty();
+        if (known && newerConfigurationLeavesOut(nodeId, lastMemberConfIndex, replicaConf)) {
+            return ClosedReplica.REMOVED;
         }
-        return replicaConf.contains(nodeId) || newerConfigurationLeavesOut(nodeId, lastMemberConfIndex, replicaConf);
+        if (known && replicaConf.contains(nodeId)) {
+            return closedSoonAfterReopen ? ClosedReplica.REMOVED : ClosedReplica.REOPEN;
+        }
+        return closedSoonAfterReopen ? ClosedReplica.FAILED : ClosedReplica.REOPEN;
     }
 
     /**

@@ -37,6 +37,8 @@ final class ReplicaLifecycle {
     private final HostedReplicas replicas;
     /** Partitions whose replica Ratis shut down alone (not in the configuration any more). */
     private final Set<Integer> shutDownByRatis = ConcurrentHashMap.newKeySet();
+    /** Partitions whose replica {@link #reopen} is opening again. */
+    private final Set<Integer> reopening = ConcurrentHashMap.newKeySet();
 
     ReplicaLifecycle(CohortRaftNode node, HostedReplicas replicas) {
         this.node = node;
@@ -47,6 +49,65 @@ final class ReplicaLifecycle {
     /** Ratis shut {@code partition}'s replica down alone: a removal if its configuration says so. */
     void onShutDownByRatis(int partition) {
         shutDownByRatis.add(partition);
+    }
+
+    /** Whether {@code partition}'s replica is being opened again ({@link #reopen}): closed meanwhile, not failed. */
+    boolean reopening(int partition) {
+        return reopening.contains(partition);
+    }
+
+    /**
+     * Opens {@code partition}'s replica again from its own storage (snapshot, then log, as at a
+     * start) after Ratis closed it alone although the cluster did not remove it: Ratis closes a
+     * replica whose election found it outside its own configuration, which a replica whose log
+     * went back can see for a moment (docs/OPERATIONS.md, "A replica closed by Ratis"). A new
+     * state machine and proposer take the old ones' place; commands queued on the old proposer fail
+     * NOT_LEADER (a closed replica leads nothing). Runs on the node's timer thread, which also runs
+     * the storage watch. Returns whether the replica runs again; if not, it stays closed and the
+     * storage watch stops the node.
+     */
+    synchronized boolean reopen(int partition) {
+        RaftGroupId groupId = node.spec().raftGroupId(partition);
+        if (!node.hosts(partition) || node.isReplicaOpen(partition)) {
+            return node.hosts(partition);
+        }
+        reopening.add(partition);
+        try {
+            RaftClientReply removed = node.raftServer().groupManagement(GroupManagementRequest.newRemove(
+                    node.clientId(), node.selfId(), node.nextAdminCallId(), groupId, false, false));
+            if (!removed.isSuccess()) {
+                LOG.warn("node {}: could not take the closed replica of partition {} out of Ratis to open it again: {}",
+                        nodeId, partition, String.valueOf(removed.getException()));
+                return false;
+            }
+            PartitionStateMachine stateMachine = node.newStateMachine(partition);
+            HostedReplicas.Replica old = replicas.replace(partition, groupId, node.newReplica(partition, stateMachine));
+            node.forgetLeader(partition);
+            if (old != null) {
+                old.timers().deactivate();
+                old.proposer().failAll(new ProposalException(ProposalException.Kind.NOT_LEADER, -1,
+                        "node " + nodeId + "'s replica of partition " + partition + " was closed and is opening again",
+                        null));
+                old.proposer().close();
+            }
+            RaftClientReply added = node.raftServer().groupManagement(GroupManagementRequest.newAdd(node.clientId(),
+                    node.selfId(), node.nextAdminCallId(), RaftGroup.valueOf(groupId, List.of()), false));
+            if (!added.isSuccess()) {
+                LOG.error("node {}: could not open its replica of partition {} again: {}", nodeId, partition,
+                        String.valueOf(added.getException()));
+                return false;
+            }
+            shutDownByRatis.remove(partition);
+            node.onReplicaReopened(partition);
+            LOG.warn("node {}: opened its replica of partition {} again from its storage after Ratis closed it; it "
+                    + "catches up from its leader", nodeId, partition);
+            return true;
+        } catch (IOException | RuntimeException e) {
+            LOG.error("node {}: could not open its replica of partition {} again", nodeId, partition, e);
+            return false;
+        } finally {
+            reopening.remove(partition);
+        }
     }
 
     /**
@@ -127,10 +188,20 @@ final class ReplicaLifecycle {
                     continue; // closed for another reason (a failed log): the storage watch's case
                 }
                 Membership conf = node.membershipOf(division.getRaftConf());
-                if (replicas.movedAway(p, nodeId, conf, alive, nowMs,
-                        2L * node.tuning().electionTimeoutMaxMs())) {
-                    release(p, conf.voterIds());
+                if (alive) {
+                    if (replicas.movedAway(p, nodeId, conf, nowMs, 2L * node.tuning().electionTimeoutMaxMs())) {
+                        release(p, conf.voterIds());
+                    }
+                    continue;
                 }
+                MembershipView.ClosedReplica closed = replicas.closedByRatis(p, nodeId, conf, nowMs,
+                        node.reopenWindowMs()).orElse(null);
+                if (closed == MembershipView.ClosedReplica.REMOVED) {
+                    release(p, conf.voterIds());
+                } else if (closed == MembershipView.ClosedReplica.REOPEN && reopen(p)) {
+                    replicas.noteReopened(p, System.currentTimeMillis());
+                }
+                // FAILED: left closed; the storage watch stops the node.
             } catch (IOException | RuntimeException e) {
                 LOG.debug("node {}: partition {}: replica not checked for a move: {}", nodeId, p, e.toString());
             }

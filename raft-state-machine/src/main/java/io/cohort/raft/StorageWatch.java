@@ -32,7 +32,10 @@ final class StorageWatch {
     private final AtomicReference<StorageFailure> failure = new AtomicReference<>();
     /** Set when the node stops on purpose: replicas closing then are not a failure. */
     private volatile boolean closing;
-    /** The replicas found closed by the previous {@link #checkReplicasOpen} (one timer thread calls it). */
+    /**
+     * The replicas found closed by the previous {@link #checkReplicasOpen} (one timer thread calls
+     * it, and {@link #replicaReopened}).
+     */
     private BitSet closedAtLastCheck = new BitSet();
 
     StorageWatch(int nodeId, Consumer<StorageFailure> onFailure) {
@@ -82,6 +85,14 @@ final class StorageWatch {
             report("the replica of partition " + first + " was closed by Ratis (its log or Raft metadata could "
                     + "not be written, or its apply thread failed; see the Ratis errors before this line)", null);
         }
+    }
+
+    /**
+     * {@code partition}'s replica was opened again after Ratis closed it (on the thread that runs
+     * {@link #checkReplicasOpen}): a close found before belongs to the replica it replaced.
+     */
+    void replicaReopened(int partition) {
+        closedAtLastCheck.clear(partition);
     }
 
     Optional<StorageFailure> failure() {

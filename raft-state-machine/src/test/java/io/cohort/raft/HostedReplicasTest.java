@@ -1,5 +1,8 @@
 package io.cohort.raft;
 
+import static io.cohort.raft.MembershipView.ClosedReplica.FAILED;
+import static io.cohort.raft.MembershipView.ClosedReplica.REMOVED;
+import static io.cohort.raft.MembershipView.ClosedReplica.REOPEN;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
@@ -11,12 +14,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * When a node releases a replica because the cluster moved the partition away
- * ({@link HostedReplicas#movedAway}), and which replica dirs hold nothing worth keeping
+ * ({@link HostedReplicas#movedAway}, {@link HostedReplicas#closedByRatis}), and which replica dirs hold nothing worth keeping
  * ({@link ReplicaStorage#holdsNoData}).
  */
 class HostedReplicasTest {
     private static final int SELF = 1;
     private static final long HOLD_MS = 1_000;
+    private static final long REOPEN_WINDOW_MS = 10_000;
 
     @TempDir
     Path dir;
@@ -30,9 +34,9 @@ class HostedReplicasTest {
     void aReplicaNeverListedIsNotReleased() {
         HostedReplicas replicas = new HostedReplicas(2);
         // Being added: the snapshot it was sent carries a configuration from before it.
-        assertThat(replicas.movedAway(1, SELF, conf(10, 2, 3), true, 0, HOLD_MS)).isFalse();
-        assertThat(replicas.movedAway(1, SELF, conf(10, 2, 3), true, 5_000, HOLD_MS)).isFalse();
-        assertThat(replicas.movedAway(1, SELF, conf(10, 2, 3), false, 5_000, HOLD_MS)).isFalse();
+        assertThat(replicas.movedAway(1, SELF, conf(10, 2, 3), 0, HOLD_MS)).isFalse();
+        assertThat(replicas.movedAway(1, SELF, conf(10, 2, 3), 5_000, HOLD_MS)).isFalse();
+        assertThat(replicas.closedByRatis(1, SELF, conf(10, 2, 3), 5_000, REOPEN_WINDOW_MS)).isEmpty();
         assertThat(replicas.wasMember(1)).isFalse();
     }
 
@@ -45,15 +49,15 @@ class HostedReplicasTest {
         removed.noteLogRead(1, 15);
         assertThat(removed.logUnread(1)).isFalse();
         assertThat(removed.wasMember(1)).isTrue();
-        assertThat(removed.movedAway(1, SELF, conf(20, 2, 3), true, 0, HOLD_MS)).isFalse();
-        assertThat(removed.movedAway(1, SELF, conf(20, 2, 3), true, 1_101, HOLD_MS)).isTrue();
+        assertThat(removed.movedAway(1, SELF, conf(20, 2, 3), 0, HOLD_MS)).isFalse();
+        assertThat(removed.movedAway(1, SELF, conf(20, 2, 3), 1_101, HOLD_MS)).isTrue();
 
         // Being added, restarted: its log holds only configurations from before it. Read once, never released.
         HostedReplicas beingAdded = new HostedReplicas(2);
         beingAdded.noteLogRead(1, -1);
         assertThat(beingAdded.logUnread(1)).isFalse();
         assertThat(beingAdded.wasMember(1)).isFalse();
-        assertThat(beingAdded.movedAway(1, SELF, conf(20, 2, 3), true, 5_000, HOLD_MS)).isFalse();
+        assertThat(beingAdded.movedAway(1, SELF, conf(20, 2, 3), 5_000, HOLD_MS)).isFalse();
 
         // A replica created again is read again.
         beingAdded.set(1, null);
@@ -63,45 +67,57 @@ class HostedReplicasTest {
     @Test
     void aNewerConfigurationWithoutTheNodeReleasesItAfterTheHold() {
         HostedReplicas replicas = new HostedReplicas(2);
-        assertThat(replicas.movedAway(1, SELF, conf(10, 1, 2), true, 0, HOLD_MS)).isFalse();
+        assertThat(replicas.movedAway(1, SELF, conf(10, 1, 2), 0, HOLD_MS)).isFalse();
         assertThat(replicas.wasMember(1)).isTrue();
-        assertThat(replicas.movedAway(1, SELF, conf(20, 2, 3), true, 100, HOLD_MS)).isFalse();
-        assertThat(replicas.movedAway(1, SELF, conf(20, 2, 3), true, 1_000, HOLD_MS)).isFalse();
-        assertThat(replicas.movedAway(1, SELF, conf(20, 2, 3), true, 1_101, HOLD_MS)).isTrue();
+        assertThat(replicas.movedAway(1, SELF, conf(20, 2, 3), 100, HOLD_MS)).isFalse();
+        assertThat(replicas.movedAway(1, SELF, conf(20, 2, 3), 1_000, HOLD_MS)).isFalse();
+        assertThat(replicas.movedAway(1, SELF, conf(20, 2, 3), 1_101, HOLD_MS)).isTrue();
     }
 
     @Test
     void anOlderConfigurationWithoutTheNodeIsTheLogGoingBackNotAMove() {
         HostedReplicas replicas = new HostedReplicas(2);
-        replicas.movedAway(1, SELF, conf(30, 1, 2), true, 0, HOLD_MS);
-        assertThat(replicas.movedAway(1, SELF, conf(20, 2, 3), true, 100, HOLD_MS)).isFalse();
-        assertThat(replicas.movedAway(1, SELF, conf(20, 2, 3), true, 5_000, HOLD_MS)).isFalse();
-        assertThat(replicas.movedAway(1, SELF, conf(20, 2, 3), false, 5_000, HOLD_MS)).isFalse();
+        replicas.movedAway(1, SELF, conf(30, 1, 2), 0, HOLD_MS);
+        assertThat(replicas.movedAway(1, SELF, conf(20, 2, 3), 100, HOLD_MS)).isFalse();
+        assertThat(replicas.movedAway(1, SELF, conf(20, 2, 3), 5_000, HOLD_MS)).isFalse();
+        assertThat(replicas.closedByRatis(1, SELF, conf(20, 2, 3), 5_000, REOPEN_WINDOW_MS)).contains(REOPEN);
     }
 
     @Test
     void listedAgainBeforeTheHoldEndsResetsIt() {
         HostedReplicas replicas = new HostedReplicas(2);
-        replicas.movedAway(1, SELF, conf(10, 1, 2), true, 0, HOLD_MS);
-        assertThat(replicas.movedAway(1, SELF, conf(20, 2, 3), true, 100, HOLD_MS)).isFalse();
-        assertThat(replicas.movedAway(1, SELF, conf(30, 1, 3), true, 500, HOLD_MS)).isFalse();
-        assertThat(replicas.movedAway(1, SELF, conf(40, 2, 3), true, 1_200, HOLD_MS)).isFalse();
-        assertThat(replicas.movedAway(1, SELF, conf(40, 2, 3), true, 2_201, HOLD_MS)).isTrue();
+        replicas.movedAway(1, SELF, conf(10, 1, 2), 0, HOLD_MS);
+        assertThat(replicas.movedAway(1, SELF, conf(20, 2, 3), 100, HOLD_MS)).isFalse();
+        assertThat(replicas.movedAway(1, SELF, conf(30, 1, 3), 500, HOLD_MS)).isFalse();
+        assertThat(replicas.movedAway(1, SELF, conf(40, 2, 3), 1_200, HOLD_MS)).isFalse();
+        assertThat(replicas.movedAway(1, SELF, conf(40, 2, 3), 2_201, HOLD_MS)).isTrue();
     }
 
     @Test
     void aClosedReplicaIsReleasedWhenTheClusterRemovedIt() {
         HostedReplicas replicas = new HostedReplicas(3);
-        replicas.movedAway(1, SELF, conf(10, 1, 2), true, 0, HOLD_MS);
-        // Closed with its configuration still listing it: the leader answered its vote "removed".
-        assertThat(replicas.movedAway(1, SELF, conf(10, 1, 2), false, 100, HOLD_MS)).isTrue();
-        replicas.movedAway(2, SELF, conf(10, 1, 2), true, 0, HOLD_MS);
+        replicas.movedAway(1, SELF, conf(10, 1, 2), 0, HOLD_MS);
+        // Closed with its configuration still listing it: opened again first (a member's replica
+        // was seen closed so); closed again within the window, the leader's "removed" stands.
+        assertThat(replicas.closedByRatis(1, SELF, conf(10, 1, 2), 100, REOPEN_WINDOW_MS)).contains(REOPEN);
+        replicas.noteReopened(1, 200);
+        assertThat(replicas.closedByRatis(1, SELF, conf(10, 1, 2), 1_200, REOPEN_WINDOW_MS)).contains(REMOVED);
+        // Closed again only after the window: another transient close, opened again.
+        assertThat(replicas.closedByRatis(1, SELF, conf(10, 1, 2), 200 + REOPEN_WINDOW_MS, REOPEN_WINDOW_MS))
+                .contains(REOPEN);
+        replicas.movedAway(2, SELF, conf(10, 1, 2), 0, HOLD_MS);
         // Closed after a newer configuration without it: at once, no hold.
-        assertThat(replicas.movedAway(2, SELF, conf(11, 2, 3), false, 100, HOLD_MS)).isTrue();
-        // An empty or unreadable configuration decides nothing.
-        assertThat(replicas.movedAway(2, SELF, null, false, 100, HOLD_MS)).isFalse();
-        assertThat(replicas.movedAway(2, SELF, new Membership(List.of(), List.of(), -1), false, 100, HOLD_MS))
-                .isFalse();
+        assertThat(replicas.closedByRatis(2, SELF, conf(11, 2, 3), 100, REOPEN_WINDOW_MS)).contains(REMOVED);
+        // An empty or unreadable configuration removes nothing: opened again, and if it closes
+        // again within the window the replica failed.
+        assertThat(replicas.closedByRatis(2, SELF, null, 100, REOPEN_WINDOW_MS)).contains(REOPEN);
+        replicas.noteReopened(2, 200);
+        assertThat(replicas.closedByRatis(2, SELF, new Membership(List.of(), List.of(), -1), 300, REOPEN_WINDOW_MS))
+                .contains(FAILED);
+        // A replica created again (set) starts without a reopen behind it.
+        replicas.set(2, null);
+        replicas.movedAway(2, SELF, conf(12, 1, 2), 0, HOLD_MS);
+        assertThat(replicas.closedByRatis(2, SELF, null, 400, REOPEN_WINDOW_MS)).contains(REOPEN);
     }
 
     @Test

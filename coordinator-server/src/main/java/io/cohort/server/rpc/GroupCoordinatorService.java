@@ -521,8 +521,11 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
      * the group first, or the entry was lost with the leader): the member finds out on its next call.
      */
     private static void logIfContradicted(Command command, Response answered, Result result, Throwable error) {
+        if (!LOG.isDebugEnabled()) {
+            return;
+        }
         Response applied = error == null ? result.immediateResponse() : null;
-        if (!answered.equals(applied) && LOG.isDebugEnabled()) {
+        if (!answered.equals(applied)) {
             LOG.debug("{} was answered {} before its commit; applied: {}", command.getClass().getSimpleName(),
                     answered, error != null ? error.toString() : applied);
         }
