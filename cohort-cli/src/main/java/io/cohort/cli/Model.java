@@ -130,8 +130,8 @@ final class Model {
      * @param applied each answering node's applied index, by node id; down nodes are absent
      * @param preferredLeader the first of the partition's replicas, where the leader balancer puts
      *                        it; null if no answer names the replicas (a build before placement)
-     * @param leaderKeeps the leader runs with auto.leader.rebalance.enable=false: it will not hand
-     *                    the partition to its preferred leader
+     * @param leaderKeeps the leader runs with auto.leader.rebalance.enable=false, or the cluster has
+     *                    one partition: it will not hand the partition to its preferred leader
      */
     record PartitionRow(int partition, Integer leader, boolean leaderReady, long term, long commitIndex,
             Map<Integer, Long> applied, Integer preferredLeader, boolean leaderKeeps) {

@@ -302,7 +302,8 @@ final class Render {
         }
         boolean anyKeeps = view.partitions().stream().anyMatch(PartitionRow::leaderKeeps);
         return nodes.render() + "\n" + partitions.render() + (anyKeeps ? "* the leader keeps the partition "
-                + "(auto.leader.rebalance.enable=false): it is not handed to its preferred leader\n" : "");
+                + "(auto.leader.rebalance.enable=false, or a single partition): it is not handed to its preferred "
+                + "leader\n" : "");
     }
 
     static String transfer(OutputFormat format, Transfer t) {

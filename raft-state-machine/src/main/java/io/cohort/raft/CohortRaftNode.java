@@ -393,9 +393,14 @@ public final class CohortRaftNode implements AutoCloseable {
         return tuning;
     }
 
-    /** Whether this node, as a leader, hands partitions to their preferred nodes ({@link RaftTuning#leaderRebalanceEnabled}). */
+    /**
+     * Whether this node, as a leader, hands partitions to their preferred nodes
+     * ({@link RaftTuning#leaderRebalanceEnabled}, auto.leader.rebalance.enable): never with one
+     * partition, where leadership has no spread to restore and a hand-back would only pause every
+     * group once more after a node's return (docs/OPERATIONS.md, "Stopping, and what a crash costs").
+     */
     public boolean leaderRebalanceEnabled() {
-        return tuning.leaderRebalanceEnabled();
+        return tuning.leaderRebalanceEnabled() && spec().partitions() > 1;
     }
 
     public ClusterSpec spec() {

@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * a node back from a restart first replays and applies its log as a follower. Handed over sooner,
  * it held writes up while it caught up and then applied its backlog before it could serve
  * (1.0-2.9 s without commits at every restart, failover benchmark). With
- * {@link RaftTuning#leaderRebalanceEnabled} off nothing is handed over (a Ratis leader stuck
+ * {@link RaftTuning#leaderRebalanceEnabled} off, or with one partition (nothing to spread:
+ * {@link CohortRaftNode#leaderRebalanceEnabled}), nothing is handed over (a Ratis leader stuck
  * stepping down is still cleared).
  */
 final class LeaderBalancer {
@@ -85,7 +86,7 @@ final class LeaderBalancer {
                 }
                 clearStuckStepDown(p, nowMs);
                 int preferred = spec.preferredLeader(p);
-                if (!tuning.leaderRebalanceEnabled() || preferred == node.nodeId() || !node.isLeaderReady(p)
+                if (!node.leaderRebalanceEnabled() || preferred == node.nodeId() || !node.isLeaderReady(p)
                         || !node.membership().isVoter(preferred) || node.membershipChanges().inProgress()) {
                     preferredCaughtUpSinceMs.set(p, -1);
                     continue;

@@ -172,7 +172,8 @@ final class RaftTestCluster implements AutoCloseable {
     }
 
     /**
-     * Waits until every partition is led, and while all nodes run, led by its preferred node: a
+     * Waits until every partition is led, and while all nodes run (with several partitions and the
+     * balancer on), led by its preferred node: a
      * leader elected before the preferred node was up hands over to it once it has caught up, and
      * tests should not start their workload in the middle of that handover.
      */
@@ -180,7 +181,7 @@ final class RaftTestCluster implements AutoCloseable {
         boolean allRunning = runningNodes().size() == nodes.length;
         for (int p = 0; p < spec.partitions(); p++) {
             int partition = p;
-            if (allRunning && tuning.leaderRebalanceEnabled()) {
+            if (allRunning && tuning.leaderRebalanceEnabled() && spec.partitions() > 1) {
                 CohortRaftNode preferred = nodes[indexOf(spec.preferredLeader(partition))];
                 await().atMost(Duration.ofSeconds(60)).until(() -> preferred.isLeaderReady(partition));
             } else {

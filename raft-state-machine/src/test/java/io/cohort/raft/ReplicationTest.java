@@ -422,8 +422,23 @@ class ReplicationTest {
      */
     @Test
     void withLeaderRebalanceOffARestartedPreferredNodeTakesNothingBack() throws Exception {
-        RaftTuning keep = RaftTestCluster.TEST_TUNING.toBuilder().leaderRebalanceEnabled(false).build();
-        try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS, keep)) {
+        aRestartedPreferredNodeTakesNothingBack(
+                RaftTestCluster.TEST_TUNING.toBuilder().leaderRebalanceEnabled(false).build());
+    }
+
+    /**
+     * With one partition there is no spread to restore: the balancer hands nothing back although
+     * auto.leader.rebalance.enable is on (its default), and a node's return costs no second pause.
+     */
+    @Test
+    void withOnePartitionARestartedPreferredNodeTakesNothingBack() throws Exception {
+        assertThat(RaftTestCluster.TEST_TUNING.leaderRebalanceEnabled()).isTrue();
+        aRestartedPreferredNodeTakesNothingBack(RaftTestCluster.TEST_TUNING);
+    }
+
+    private void aRestartedPreferredNodeTakesNothingBack(RaftTuning tuning) throws Exception {
+        try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS, tuning)) {
+            assertThat(cluster.node(0).leaderRebalanceEnabled()).isFalse();
             int preferred = cluster.spec.preferredLeader(0);
             cluster.stopNode(preferred);
             CohortRaftNode interim = cluster.leaderOf(0);
@@ -435,7 +450,7 @@ class ReplicationTest {
             await().atMost(Duration.ofSeconds(60))
                     .until(() -> cluster.node(preferred).stateMachine(0).lastAppliedIndex() >= committed);
             // Caught up, and for three times the hold after which the balancer would have handed it back:
-            await().during(Duration.ofMillis(3 * keep.leaderBalanceHoldMs())).atMost(Duration.ofSeconds(30))
+            await().during(Duration.ofMillis(3 * tuning.leaderBalanceHoldMs())).atMost(Duration.ofSeconds(30))
                     .until(() -> interim.isLeaderReady(0) && !cluster.node(preferred).isLeaderReady(0));
             assertThat(fetched(interim, 0, "kept", "t", 0)).isEqualTo(1L);
         }
