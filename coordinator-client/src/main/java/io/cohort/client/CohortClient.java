@@ -8,8 +8,6 @@ import io.cohort.api.v1.DeleteGroupsResponse;
 import io.cohort.api.v1.DescribeGroupsRequest;
 import io.cohort.api.v1.DescribeGroupsResponse;
 import io.cohort.api.v1.ErrorCode;
-import io.cohort.api.v1.FindCoordinatorRequest;
-import io.cohort.api.v1.FindCoordinatorResponse;
 import io.cohort.api.v1.GroupCoordinatorGrpc;
 import io.cohort.api.v1.HeartbeatRequest;
 import io.cohort.api.v1.HeartbeatResponse;
@@ -20,31 +18,24 @@ import io.cohort.api.v1.LeaveGroupResponse;
 import io.cohort.api.v1.ListGroupsRequest;
 import io.cohort.api.v1.ListGroupsResponse;
 import io.cohort.api.v1.NodeEndpoint;
-import io.cohort.api.v1.NodeStatus;
 import io.cohort.api.v1.OffsetCommitRequest;
 import io.cohort.api.v1.OffsetCommitResponse;
 import io.cohort.api.v1.OffsetDeleteRequest;
 import io.cohort.api.v1.OffsetDeleteResponse;
 import io.cohort.api.v1.OffsetFetchRequest;
 import io.cohort.api.v1.OffsetFetchResponse;
-import io.cohort.api.v1.PartitionStatus;
 import io.cohort.api.v1.ReadConsistency;
 import io.cohort.api.v1.SyncGroupRequest;
 import io.cohort.api.v1.SyncGroupResponse;
 import io.cohort.api.v1.TransferLeadershipRequest;
 import io.cohort.api.v1.TransferLeadershipResponse;
+import io.cohort.client.ClusterRouter.Routing;
+import io.cohort.client.ClusterRouter.StubCall;
 import io.cohort.client.internal.Backoff;
 import io.cohort.client.internal.Endpoint;
-import io.cohort.client.internal.Partitioner;
 import io.cohort.client.internal.TlsDiagnosis;
-import io.grpc.ChannelCredentials;
-import io.grpc.ConnectivityState;
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
-import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.TlsChannelCredentials;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -56,15 +47,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A thread-safe connection to a Cohort cluster: finds each group's coordinator, sends the group
@@ -88,11 +73,10 @@ import org.slf4j.LoggerFactory;
  * its commits one at a time.) Other protocol errors are returned in the response (low-level calls)
  * or thrown as {@link CohortException} (high-level calls); malformed requests fail at once with
  * INVALID_REQUEST and the server's explanation, and a call that hits a size limit (gRPC
- * RESOURCE_EXHAUSTED) fails at once with MESSAGE_TOO_LARGE naming the limit.
+ * RESOURCE_EXHAUSTED) fails at once with MESSAGE_TOO_LARGE naming the limit. The routing and the
+ * retry loops live in {@link ClusterRouter}; this class holds the calls.
  */
 public final class CohortClient implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(CohortClient.class);
-
     /**
      * The largest answer a client takes by default: 256 MiB. OffsetFetch of a whole group and
      * DescribeGroups answer in one message; the largest a node can produce is bounded by what it
@@ -101,65 +85,23 @@ public final class CohortClient implements AutoCloseable {
      */
     public static final int DEFAULT_MAX_INBOUND_MESSAGE_BYTES = 256 << 20;
 
-    private final List<Endpoint> bootstrap;
     private final String clientId;
     private final Duration requestTimeout;
     private final Duration apiTimeout;
     private final Backoff backoff;
-    private final int maxInboundMessageBytes;
-    private final TlsDiagnosis.ClientTls tls;
-    private final ChannelCredentials credentials;
-    /** Sends {@code authorization: Bearer <token>} on every call; null without a token. */
-    private final io.grpc.ClientInterceptor bearer;
-
-    private final ConcurrentMap<Endpoint, ManagedChannel> channels = new ConcurrentHashMap<>();
-    private final ConcurrentMap<Integer, Coordinator> coordinatorByPartition = new ConcurrentHashMap<>();
-    private final AtomicInteger nextNode = new AtomicInteger();
-    private final Object topologyLock = new Object();
-    private volatile Topology topology;
-    private volatile boolean closed;
+    /** The cluster's shape, the coordinators, the channels and the retry loops. */
+    private final ClusterRouter router;
     /** The consumer protocol's calls (KIP-848), kept apart from the classic ones. */
     private final ConsumerGroupCalls consumerGroups = new ConsumerGroupCalls(this);
 
-    /** What the client knows of the cluster's shape. */
-    private record Topology(int partitionCount, Map<Integer, Endpoint> nodes) {
-    }
-
     private CohortClient(Builder builder) {
-        this.bootstrap = List.copyOf(builder.bootstrap);
         this.clientId = builder.clientId;
         this.requestTimeout = builder.requestTimeout;
         this.apiTimeout = builder.apiTimeout;
         this.backoff = new Backoff(builder.retryBackoff.toMillis(), builder.retryBackoffMax.toMillis());
-        this.maxInboundMessageBytes = builder.maxInboundMessageBytes;
-        this.tls = new TlsDiagnosis.ClientTls(builder.caCert, builder.cert, builder.key);
-        this.credentials = credentials(tls);
-        this.bearer = builder.bearerToken == null ? null : bearerInterceptor(builder.bearerToken);
-    }
-
-    /** Plaintext, or TLS trusting {@code caCert} only and presenting {@code cert}/{@code key} if given. */
-    private static ChannelCredentials credentials(TlsDiagnosis.ClientTls tls) {
-        if (!tls.enabled()) {
-            return InsecureChannelCredentials.create();
-        }
-        try {
-            TlsChannelCredentials.Builder builder = TlsChannelCredentials.newBuilder().trustManager(tls.caCert().toFile());
-            if (tls.cert() != null) {
-                builder.keyManager(tls.cert().toFile(), tls.key().toFile());
-            }
-            return builder.build();
-        } catch (java.io.IOException | RuntimeException e) {
-            throw new IllegalArgumentException("cannot use the TLS files (--cacert " + tls.caCert()
-                    + (tls.cert() == null ? "" : ", --cert " + tls.cert() + ", --key " + tls.key()) + "): "
-                    + e.getMessage(), e);
-        }
-    }
-
-    private static io.grpc.ClientInterceptor bearerInterceptor(String token) {
-        io.grpc.Metadata headers = new io.grpc.Metadata();
-        headers.put(io.grpc.Metadata.Key.of("authorization", io.grpc.Metadata.ASCII_STRING_MARSHALLER),
-                "Bearer " + token);
-        return io.grpc.stub.MetadataUtils.newAttachHeadersInterceptor(headers);
+        this.router = new ClusterRouter(builder.bootstrap, builder.clientId, requestTimeout, apiTimeout, backoff,
+                builder.maxInboundMessageBytes, new TlsDiagnosis.ClientTls(builder.caCert, builder.cert, builder.key),
+                builder.bearerToken);
     }
 
     public static Builder builder() {
@@ -191,12 +133,12 @@ public final class CohortClient implements AutoCloseable {
 
     /** The number of offsets partitions, learned from the cluster on first use. */
     public int partitionCount() {
-        return topology().partitionCount();
+        return router.partitionCount();
     }
 
     /** The offsets partition of {@code groupId}. */
     public int partitionFor(String groupId) {
-        return Partitioner.partitionFor(groupId, partitionCount());
+        return router.partitionFor(groupId);
     }
 
     /**
@@ -204,12 +146,12 @@ public final class CohortClient implements AutoCloseable {
      * known, and caches it. Throws COORDINATOR_NOT_AVAILABLE if none is found within the budget.
      */
     public Coordinator findCoordinator(String groupId) {
-        return lookUpCoordinator(groupId, deadlineAfter(apiTimeout));
+        return router.findCoordinator(groupId);
     }
 
     /** The cached coordinator of {@code groupId}, if any. */
     public Optional<Coordinator> cachedCoordinator(String groupId) {
-        return Optional.ofNullable(coordinatorByPartition.get(partitionFor(groupId)));
+        return router.cachedCoordinator(groupId);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -381,13 +323,13 @@ public final class CohortClient implements AutoCloseable {
     public List<ListGroupsResponse.Group> listGroups(Collection<String> states, Collection<String> types) {
         ListGroupsRequest request = ListGroupsRequest.newBuilder().addAllStatesFilter(states)
                 .addAllTypesFilter(types).build();
-        Topology shape = topology();
+        ClusterRouter.Topology shape = router.topology();
         return new ClusterGroupListing(shape.partitionCount(), shape.nodes(),
                 (endpoint, observer) -> GroupCoordinatorGrpc.newStub(channel(endpoint))
                         .withDeadlineAfter(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
                         .listGroups(request, observer),
-                (e, endpoint) -> retriableTransportFailure(e, endpoint, endpoint),
-                this::sleepBeforeRetry, apiTimeout).run();
+                (e, endpoint) -> router.retriableTransportFailure(e, endpoint, endpoint),
+                router::sleepBeforeRetry, apiTimeout).run();
     }
 
     /**
@@ -554,11 +496,7 @@ public final class CohortClient implements AutoCloseable {
      * (UNKNOWN_SERVER_ERROR with the gRPC status as cause) if the node does not answer.
      */
     public ClusterStatusResponse clusterStatus(int nodeId, boolean includeStateDigest) {
-        Endpoint endpoint = topology().nodes().get(nodeId);
-        if (endpoint == null) {
-            throw new CohortException(ErrorCode.INVALID_REQUEST, "no node " + nodeId + " in the cluster; nodes are "
-                    + topology().nodes().keySet());
-        }
+        Endpoint endpoint = router.nodeEndpoint(nodeId);
         ClusterStatusRequest request = ClusterStatusRequest.newBuilder().setIncludeStateDigest(includeStateDigest).build();
         try {
             return ClusterAdminGrpc.newBlockingStub(channel(endpoint))
@@ -575,11 +513,7 @@ public final class CohortClient implements AutoCloseable {
      * not answer, or the node's error (e.g. CLUSTER_AUTHORIZATION_FAILED).
      */
     public io.cohort.api.v1.DescribeGroupConfigResponse describeGroupConfig(int nodeId) {
-        Endpoint endpoint = topology().nodes().get(nodeId);
-        if (endpoint == null) {
-            throw new CohortException(ErrorCode.INVALID_REQUEST, "no node " + nodeId + " in the cluster; nodes are "
-                    + topology().nodes().keySet());
-        }
+        Endpoint endpoint = router.nodeEndpoint(nodeId);
         io.cohort.api.v1.DescribeGroupConfigResponse response;
         try {
             response = ClusterAdminGrpc.newBlockingStub(channel(endpoint))
@@ -618,18 +552,14 @@ public final class CohortClient implements AutoCloseable {
      * calls this class has no method for (the SaveSnapshot stream of {@code cohort snapshot save}).
      */
     public ClusterAdminGrpc.ClusterAdminBlockingStub adminStub(int nodeId) {
-        Endpoint endpoint = topology().nodes().get(nodeId);
-        if (endpoint == null) {
-            throw new CohortException(ErrorCode.INVALID_REQUEST, "no node " + nodeId + " in the cluster; nodes are "
-                    + topology().nodes().keySet());
-        }
+        Endpoint endpoint = router.nodeEndpoint(nodeId);
         return ClusterAdminGrpc.newBlockingStub(channel(endpoint));
     }
 
     /** The configured nodes by id, as learned from the cluster. */
     public Map<Integer, String> nodes() {
         Map<Integer, String> nodes = new TreeMap<>();
-        topology().nodes().forEach((id, endpoint) -> nodes.put(id, endpoint.toString()));
+        router.topology().nodes().forEach((id, endpoint) -> nodes.put(id, endpoint.toString()));
         return nodes;
     }
 
@@ -671,11 +601,7 @@ public final class CohortClient implements AutoCloseable {
 
     /** The members and catch-up progress as node {@code nodeId} sees them; one attempt (DescribeMembership). */
     public io.cohort.api.v1.DescribeMembershipResponse describeMembership(int nodeId) {
-        Endpoint endpoint = topology().nodes().get(nodeId);
-        if (endpoint == null) {
-            throw new CohortException(ErrorCode.INVALID_REQUEST, "no node " + nodeId + " in the cluster; nodes are "
-                    + topology().nodes().keySet());
-        }
+        Endpoint endpoint = router.nodeEndpoint(nodeId);
         try {
             io.cohort.api.v1.DescribeMembershipResponse response = ClusterAdminGrpc.newBlockingStub(channel(endpoint))
                     .withDeadlineAfter(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
@@ -715,26 +641,12 @@ public final class CohortClient implements AutoCloseable {
         }, "transferring leadership");
         throwIfError(response.getErrorCode(), response.getErrorMessage(),
                 "moving partition " + partition + " to node " + nodeId);
-        coordinatorByPartition.remove(partition);
+        router.forgetCoordinator(partition);
     }
 
     @Override
     public void close() {
-        closed = true;
-        for (ManagedChannel channel : channels.values()) {
-            channel.shutdown();
-        }
-        for (ManagedChannel channel : channels.values()) {
-            try {
-                if (!channel.awaitTermination(2, TimeUnit.SECONDS)) {
-                    channel.shutdownNow();
-                }
-            } catch (InterruptedException e) {
-                channel.shutdownNow();
-                Thread.currentThread().interrupt();
-            }
-        }
-        channels.clear();
+        router.close();
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -772,17 +684,8 @@ public final class CohortClient implements AutoCloseable {
     // ---------------------------------------------------------------------------------------------
     // Call machinery
 
-    /** What a response says about routing. */
-    record Routing(ErrorCode code, NodeEndpoint hint) {
-    }
-
     private static Routing routingOf(ErrorCode code, NodeEndpoint hint) {
         return new Routing(code, hint);
-    }
-
-    @FunctionalInterface
-    interface StubCall<R> {
-        R call(GroupCoordinatorGrpc.GroupCoordinatorBlockingStub stub);
     }
 
     private static ErrorCode firstPartitionError(OffsetCommitResponse response) {
@@ -802,331 +705,21 @@ public final class CohortClient implements AutoCloseable {
 
     /**
      * Sends a group call to the group's coordinator, re-routing and retrying routing errors and
-     * transport failures until {@code budget} runs out.
+     * transport failures until {@code budget} runs out ({@link ClusterRouter#groupCall}).
      */
     <R> R groupCall(String groupId, Duration attemptTimeout, Duration budget, StubCall<R> call,
             Function<R, Routing> routing) {
-        long deadline = deadlineAfter(budget);
-        int partition = partitionFor(groupId);
-        R lastResponse = null;
-        RuntimeException lastFailure = null;
-        int hintsFollowed = 0;
-        Backoff.Schedule retries = backoff.schedule();
-        while (true) {
-            checkOpen();
-            Coordinator coordinator = coordinatorByPartition.get(partition);
-            if (coordinator == null) {
-                try {
-                    coordinator = lookUpCoordinator(groupId, deadline);
-                } catch (CohortException e) {
-                    if (lastResponse != null) {
-                        return lastResponse;
-                    }
-                    throw e;
-                }
-            }
-            try {
-                R response = call.call(GroupCoordinatorGrpc.newBlockingStub(channel(endpointOf(coordinator)))
-                        .withDeadlineAfter(attemptTimeout.toMillis(), TimeUnit.MILLISECONDS));
-                Routing route = routing.apply(response);
-                if (!ErrorCodes.isRouting(route.code())) {
-                    return response;
-                }
-                lastResponse = response;
-                lastFailure = null;
-                if (route.code() == ErrorCode.NOT_COORDINATOR && route.hint() != null && route.hint().getNodeId() >= 0
-                        && route.hint().getNodeId() != coordinator.nodeId()) {
-                    // The answering node names the leader: go there, no FindCoordinator. At once the
-                    // first times; after that with backoff, in case two nodes name each other during
-                    // an election.
-                    Coordinator hinted = new Coordinator(partition, route.hint().getNodeId(), route.hint().getHost(),
-                            route.hint().getPort());
-                    coordinatorByPartition.put(partition, hinted);
-                    LOG.debug("group {}: {} is not the coordinator, the hint names {}", groupId, coordinator, hinted);
-                    if (++hintsFollowed <= 2) {
-                        continue;
-                    }
-                } else if (route.code() != ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) {
-                    coordinatorByPartition.remove(partition, coordinator);
-                }
-            } catch (StatusRuntimeException e) {
-                lastFailure = retriableTransportFailure(e, coordinator, endpointOf(coordinator));
-                coordinatorByPartition.remove(partition, coordinator);
-            }
-            if (!sleepUnlessPastDeadline(retries.nextDelayMs(lastFailure == null), deadline)) {
-                if (lastFailure == null && lastResponse != null) {
-                    return lastResponse;
-                }
-                throw new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, "no coordinator of group '" + groupId
-                        + "' answered within " + budget.toMillis() + " ms", lastFailure);
-            }
-        }
-    }
-
-    /**
-     * Returns the failure if the gRPC status is worth a retry; throws the right exception if not,
-     * among them a TLS mismatch with {@code endpoint}, which no retry mends.
-     */
-    private RuntimeException retriableTransportFailure(StatusRuntimeException e, Object target, Endpoint endpoint) {
-        Status.Code code = e.getStatus().getCode();
-        String tlsProblem = TlsDiagnosis.explain(e, endpoint, tls);
-        if (tlsProblem != null) {
-            throw new TransportSecurityException(tlsProblem, e);
-        }
-        switch (code) {
-            case UNAVAILABLE, DEADLINE_EXCEEDED, ABORTED -> {
-                LOG.debug("{} failed with {}; retrying", target, code);
-                return e;
-            }
-            // A limit was hit (an answer larger than maxInboundMessageBytes, a request larger than
-            // the server takes, a server-side limit): the same call would hit it again.
-            case RESOURCE_EXHAUSTED -> throw new CohortException(ErrorCode.MESSAGE_TOO_LARGE, target
-                    + " refused the call, a limit was hit (RESOURCE_EXHAUSTED): " + e.getStatus().getDescription()
-                    + (isMessageSizeLimit(e) ? " (this client takes answers of up to " + maxInboundMessageBytes
-                    + " bytes, CohortClient.Builder.maxInboundMessageBytes)" : ""), e);
-            case CANCELLED -> {
-                if (closed) {
-                    throw new IllegalStateException("the client is closed", e);
-                }
-                return e;
-            }
-            case UNKNOWN -> {
-                // Over TLS, a call written to a connection the node just dropped (killed, restarting)
-                // fails as UNKNOWN "channel closed" (grpc-netty maps the ClosedChannelException from
-                // the TLS handler so) where plaintext reports UNAVAILABLE: the same transport failure.
-                if (closedConnection(e)) {
-                    LOG.debug("{} failed with {} (connection closed); retrying", target, code);
-                    return e;
-                }
-                throw new CohortException(ErrorCode.UNKNOWN_SERVER_ERROR,
-                        target + " failed with gRPC status " + code + ": " + e.getStatus().getDescription(), e);
-            }
-            case INVALID_ARGUMENT -> throw new CohortException(ErrorCode.INVALID_REQUEST,
-                    e.getStatus().getDescription(), e);
-            default -> throw new CohortException(ErrorCode.UNKNOWN_SERVER_ERROR,
-                    target + " failed with gRPC status " + code + ": " + e.getStatus().getDescription(), e);
-        }
-    }
-
-    /** True if gRPC refused a message for its size (its description names the limit and the size). */
-    private static boolean isMessageSizeLimit(StatusRuntimeException e) {
-        String description = e.getStatus().getDescription();
-        return description != null && description.contains("exceeds maximum size");
-    }
-
-    private static boolean closedConnection(StatusRuntimeException e) {
-        for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
-            if (t instanceof java.nio.channels.ClosedChannelException) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** Asks nodes in turn for the group's coordinator until one is known; caches it. */
-    private Coordinator lookUpCoordinator(String groupId, long deadline) {
-        int partition = partitionFor(groupId);
-        FindCoordinatorRequest request = FindCoordinatorRequest.newBuilder().addGroupIds(groupId).build();
-        RuntimeException lastFailure = null;
-        String lastError = "";
-        Backoff.Schedule retries = backoff.schedule();
-        while (true) {
-            checkOpen();
-            Endpoint endpoint = nextEndpoint();
-            boolean routingAnswer = false;
-            try {
-                FindCoordinatorResponse.Coordinator found = GroupCoordinatorGrpc.newBlockingStub(channel(endpoint))
-                        .withDeadlineAfter(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
-                        .findCoordinator(request).getCoordinators(0);
-                if (found.getErrorCode() == ErrorCode.NONE) {
-                    Coordinator coordinator = new Coordinator(partition, found.getNodeId(), found.getHost(),
-                            found.getPort());
-                    coordinatorByPartition.put(partition, coordinator);
-                    return coordinator;
-                }
-                if (found.getErrorCode() == ErrorCode.GROUP_AUTHORIZATION_FAILED) {
-                    // Not a routing problem another node or a retry mends: the caller lacks an ACL.
-                    throw new CohortException(ErrorCode.GROUP_AUTHORIZATION_FAILED, found.getErrorMessage());
-                }
-                lastError = found.getErrorCode() + " from " + endpoint + ": " + found.getErrorMessage();
-                routingAnswer = true;
-            } catch (StatusRuntimeException e) {
-                lastFailure = retriableTransportFailure(e, endpoint, endpoint);
-                lastError = e.getStatus().getCode() + " from " + endpoint;
-            }
-            if (!sleepUnlessPastDeadline(retries.nextDelayMs(routingAnswer), deadline)) {
-                throw new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, "no coordinator known for group '"
-                        + groupId + "' (partition " + partition + "); last answer: " + lastError, lastFailure);
-            }
-        }
+        return router.groupCall(groupId, attemptTimeout, budget, call, routing);
     }
 
     /** Tries nodes in turn until {@code call} returns non-null or the budget runs out. */
     <R> R anyNodeCall(Function<Endpoint, R> call, String what) {
-        long deadline = deadlineAfter(apiTimeout);
-        RuntimeException lastFailure = null;
-        for (int attempt = 0;; attempt++) {
-            checkOpen();
-            Endpoint endpoint = nextEndpoint();
-            try {
-                R result = call.apply(endpoint);
-                if (result != null) {
-                    return result;
-                }
-            } catch (StatusRuntimeException e) {
-                lastFailure = retriableTransportFailure(e, endpoint, endpoint);
-            }
-            if (!sleepBeforeRetry(attempt, deadline)) {
-                throw new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, "no node answered " + what
-                        + " within " + apiTimeout.toMillis() + " ms (tried " + knownEndpoints() + ")", lastFailure);
-            }
-        }
+        return router.anyNodeCall(call, what);
     }
 
-    private Topology topology() {
-        Topology known = topology;
-        if (known != null) {
-            return known;
-        }
-        synchronized (topologyLock) {
-            if (topology == null) {
-                topology = discover();
-            }
-            return topology;
-        }
-    }
-
-    /** Asks bootstrap nodes in turn for the cluster's shape. */
-    private Topology discover() {
-        long deadline = deadlineAfter(apiTimeout);
-        ClusterStatusRequest request = ClusterStatusRequest.getDefaultInstance();
-        RuntimeException lastFailure = null;
-        RuntimeException slowFailure = null;
-        for (int attempt = 0;; attempt++) {
-            checkOpen();
-            Endpoint endpoint = bootstrap.get(Math.floorMod(attempt, bootstrap.size()));
-            try {
-                ClusterStatusResponse status = ClusterAdminGrpc.newBlockingStub(channel(endpoint))
-                        .withDeadlineAfter(requestTimeout.toMillis(), TimeUnit.MILLISECONDS).clusterStatus(request);
-                Map<Integer, Endpoint> nodes = new TreeMap<>();
-                for (NodeStatus node : status.getNodesList()) {
-                    nodes.put(node.getNodeId(), new Endpoint(node.getHost(), node.getClientPort()));
-                }
-                for (PartitionStatus p : status.getPartitionsList()) {
-                    Endpoint leader = nodes.get(p.getLeaderNodeId());
-                    if (leader != null) {
-                        coordinatorByPartition.putIfAbsent(p.getPartitionIndex(), new Coordinator(p.getPartitionIndex(),
-                                p.getLeaderNodeId(), leader.host(), leader.port()));
-                    }
-                }
-                LOG.debug("cluster of {} nodes and {} partitions, learned from {}", nodes.size(),
-                        status.getPartitionCount(), endpoint);
-                return new Topology(status.getPartitionCount(), Map.copyOf(nodes));
-            } catch (StatusRuntimeException e) {
-                lastFailure = retriableTransportFailure(e, endpoint, endpoint);
-                if (e.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED) {
-                    slowFailure = e;
-                }
-            }
-            if (!sleepBeforeRetry(attempt, deadline)) {
-                throw discoveryFailure(slowFailure, lastFailure);
-            }
-        }
-    }
-
-    /**
-     * Why no bootstrap node answered, in two distinct cases. Every attempt failed at once (connection
-     * refused, unknown host): nothing serves there, the cause is UNAVAILABLE. Some attempt ran into
-     * its deadline instead: something accepted the connection (or at least did not refuse it) but did
-     * not answer in time, as an overloaded node or one starved of CPU does; the cause is that
-     * DEADLINE_EXCEEDED.
-     */
-    private CohortException discoveryFailure(RuntimeException slowFailure, RuntimeException lastFailure) {
-        if (slowFailure != null) {
-            return new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, "the cluster is overloaded or slow: no "
-                    + "bootstrap node answered within " + apiTimeout.toMillis() + " ms, and not every attempt was "
-                    + "refused: a call ran out of time waiting (tried " + bootstrap + ")", slowFailure);
-        }
-        RuntimeException cause = lastFailure;
-        if (lastFailure instanceof StatusRuntimeException e && e.getStatus().getCode() != Status.Code.UNAVAILABLE) {
-            cause = Status.UNAVAILABLE.withDescription("no connection: " + e.getStatus()).withCause(e)
-                    .asRuntimeException();
-        }
-        return new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, "cannot reach any node: every attempt on "
-                + bootstrap + " was refused or could not resolve the host, for " + apiTimeout.toMillis()
-                + " ms; is the cluster running?", cause);
-    }
-
-    /** The next node to ask a node-independent question, rotating over every known node. */
-    private Endpoint nextEndpoint() {
-        List<Endpoint> endpoints = knownEndpoints();
-        return endpoints.get(Math.floorMod(nextNode.getAndIncrement(), endpoints.size()));
-    }
-
-    private List<Endpoint> knownEndpoints() {
-        Set<Endpoint> endpoints = new LinkedHashSet<>();
-        Topology known = topology;
-        if (known != null) {
-            endpoints.addAll(known.nodes().values());
-        }
-        endpoints.addAll(bootstrap);
-        return List.copyOf(endpoints);
-    }
-
-    private static Endpoint endpointOf(Coordinator coordinator) {
-        return new Endpoint(coordinator.host(), coordinator.port());
-    }
-
-    /**
-     * The channel to {@code endpoint}, connecting at once. A channel whose node was down waits out
-     * gRPC's reconnect backoff (1 s, growing 1.6x per failed attempt up to 2 minutes), failing every
-     * call meanwhile; a node back from a restart and handed its partitions again was then unreachable
-     * for seconds to clients that had known it. The client calls a node only when it has reason to
-     * (it was named coordinator, or it is next in the bootstrap list) and paces its own retries, so
-     * each call is a reason to try the connection now.
-     */
+    /** The channel to {@code endpoint} ({@link ClusterRouter#channel}). */
     ManagedChannel channel(Endpoint endpoint) {
-        checkOpen();
-        ManagedChannel channel = channels.computeIfAbsent(endpoint, e -> {
-            io.grpc.ManagedChannelBuilder<?> builder = Grpc.newChannelBuilderForAddress(e.host(), e.port(), credentials)
-                    .userAgent("cohort-client/" + clientId).maxInboundMessageSize(maxInboundMessageBytes);
-            if (bearer != null) {
-                builder.intercept(bearer);
-            }
-            return builder.build();
-        });
-        if (channel.getState(false) == ConnectivityState.TRANSIENT_FAILURE) {
-            channel.resetConnectBackoff();
-        }
-        return channel;
-    }
-
-    /** Sleeps before retry {@code attempt}; false (without sleeping) if that would pass the deadline. */
-    private boolean sleepBeforeRetry(int attempt, long deadlineNanos) {
-        return sleepUnlessPastDeadline(backoff.delayMs(attempt), deadlineNanos);
-    }
-
-    /** Sleeps {@code delayMs} unless that passes the deadline; false then (and no sleep). */
-    private boolean sleepUnlessPastDeadline(long delayMs, long deadlineNanos) {
-        if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMs) >= deadlineNanos) {
-            return false;
-        }
-        try {
-            Thread.sleep(delayMs);
-        } catch (InterruptedException e) {
-            throw new InterruptException(e);
-        }
-        return true;
-    }
-
-    private static long deadlineAfter(Duration budget) {
-        return System.nanoTime() + budget.toNanos();
-    }
-
-    private void checkOpen() {
-        if (closed) {
-            throw new IllegalStateException("the client is closed");
-        }
+        return router.channel(endpoint);
     }
 
     /** Settings of a {@link CohortClient}. Defaults follow Kafka's consumer where one exists. */

@@ -43,7 +43,7 @@ final class ConsumerGroupCalls {
         try {
             return client.groupCall(request.getGroupId(), client.requestTimeout(), budget,
                     stub -> stub.consumerGroupHeartbeat(request),
-                    r -> new CohortClient.Routing(r.getErrorCode(), r.hasLeaderHint() ? r.getLeaderHint() : null));
+                    r -> new ClusterRouter.Routing(r.getErrorCode(), r.hasLeaderHint() ? r.getLeaderHint() : null));
         } catch (CohortException e) {
             throw unsupportedIfUnimplemented(e, "ConsumerGroupHeartbeat");
         }
@@ -62,7 +62,7 @@ final class ConsumerGroupCalls {
             try {
                 group = client.groupCall(groupId, client.requestTimeout(), client.apiTimeout(),
                         stub -> stub.consumerGroupDescribe(request),
-                        r -> new CohortClient.Routing(r.getGroupsCount() == 0 ? ErrorCode.NONE
+                        r -> new ClusterRouter.Routing(r.getGroupsCount() == 0 ? ErrorCode.NONE
                                 : r.getGroups(0).getErrorCode(), null)).getGroups(0);
             } catch (CohortException e) {
                 throw unsupportedIfUnimplemented(e, "ConsumerGroupDescribe");
