@@ -234,7 +234,7 @@ public final class CohortRaftNode implements AutoCloseable {
         node.timerScheduler.scheduleWithFixedDelay(
                 () -> node.storageWatch.checkReplicasOpen(spec.partitions(),
                         p -> !node.hosts(p) || node.isReplicaOpen(p) || node.removedFromCluster()
-                                || node.lifecycle.holdsNothing(p) || node.lifecycle.reopening(p)),
+                                || node.lifecycle.holdsNothing(p)),
                 REPLICA_CHECK_INTERVAL_MS, REPLICA_CHECK_INTERVAL_MS, TimeUnit.MILLISECONDS);
         LOG.info("node {} started: {} of {} partitions (replication factor {}) on Raft port {} ({})", nodeId,
                 node.hostedPartitions().size(), spec.partitions(), spec.replicationFactor(),

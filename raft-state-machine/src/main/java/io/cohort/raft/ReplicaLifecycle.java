@@ -37,8 +37,6 @@ final class ReplicaLifecycle {
     private final HostedReplicas replicas;
     /** Partitions whose replica Ratis shut down alone (not in the configuration any more). */
     private final Set<Integer> shutDownByRatis = ConcurrentHashMap.newKeySet();
-    /** Partitions whose replica {@link #reopen} is opening again. */
-    private final Set<Integer> reopening = ConcurrentHashMap.newKeySet();
 
     ReplicaLifecycle(CohortRaftNode node, HostedReplicas replicas) {
         this.node = node;
@@ -51,11 +49,6 @@ final class ReplicaLifecycle {
         shutDownByRatis.add(partition);
     }
 
-    /** Whether {@code partition}'s replica is being opened again ({@link #reopen}): closed meanwhile, not failed. */
-    boolean reopening(int partition) {
-        return reopening.contains(partition);
-    }
-
     /**
      * Opens {@code partition}'s replica again from its own storage (snapshot, then log, as at a
      * start) after Ratis closed it alone although the cluster did not remove it: Ratis closes a
@@ -63,7 +56,7 @@ final class ReplicaLifecycle {
      * went back can see for a moment (docs/OPERATIONS.md, "A replica closed by Ratis"). A new
      * state machine and proposer take the old ones' place; commands queued on the old proposer fail
      * NOT_LEADER (a closed replica leads nothing). Runs on the node's timer thread, which also runs
-     * the storage watch. Returns whether the replica runs again; if not, it stays closed and the
+     * the storage watch: the watch never sees the replica closed in the middle of it. Returns whether the replica runs again; if not, it stays closed and the
      * storage watch stops the node.
      */
     synchronized boolean reopen(int partition) {
@@ -71,7 +64,6 @@ final class ReplicaLifecycle {
         if (!node.hosts(partition) || node.isReplicaOpen(partition)) {
             return node.hosts(partition);
         }
-        reopening.add(partition);
         try {
             RaftClientReply removed = node.raftServer().groupManagement(GroupManagementRequest.newRemove(
                     node.clientId(), node.selfId(), node.nextAdminCallId(), groupId, false, false));
@@ -84,11 +76,8 @@ final class ReplicaLifecycle {
             HostedReplicas.Replica old = replicas.replace(partition, groupId, node.newReplica(partition, stateMachine));
             node.forgetLeader(partition);
             if (old != null) {
-                old.timers().deactivate();
-                old.proposer().failAll(new ProposalException(ProposalException.Kind.NOT_LEADER, -1,
-                        "node " + nodeId + "'s replica of partition " + partition + " was closed and is opening again",
-                        null));
-                old.proposer().close();
+                retire(old, "node " + nodeId + "'s replica of partition " + partition
+                        + " was closed and is opening again");
             }
             RaftClientReply added = node.raftServer().groupManagement(GroupManagementRequest.newAdd(node.clientId(),
                     node.selfId(), node.nextAdminCallId(), RaftGroup.valueOf(groupId, List.of()), false));
@@ -105,8 +94,6 @@ final class ReplicaLifecycle {
         } catch (IOException | RuntimeException e) {
             LOG.error("node {}: could not open its replica of partition {} again", nodeId, partition, e);
             return false;
-        } finally {
-            reopening.remove(partition);
         }
     }
 
@@ -340,11 +327,8 @@ final class ReplicaLifecycle {
         }
         shutDownByRatis.remove(partition);
         node.forgetLeader(partition);
-        replica.timers().deactivate();
-        replica.proposer().failAll(new ProposalException(ProposalException.Kind.NOT_LEADER, -1,
-                "partition " + partition + " moved to nodes " + groupNow + "; node " + nodeId
-                        + " holds no replica of it any more", null));
-        replica.proposer().close();
+        retire(replica, "partition " + partition + " moved to nodes " + groupNow + "; node " + nodeId
+                + " holds no replica of it any more");
         try {
             RaftClientReply reply = node.raftServer().groupManagement(GroupManagementRequest.newRemove(
                     node.clientId(), node.selfId(), node.nextAdminCallId(), groupId, true, false));
@@ -360,6 +344,13 @@ final class ReplicaLifecycle {
         LOG.info("node {}: released its replica of partition {}: the partition's group is now {}; its data is "
                 + "deleted", nodeId, partition, groupNow);
         node.listener().onStepDown(partition);
+    }
+
+    /** Stops {@code replica}'s timers and fails its queued commands NOT_LEADER ({@code why}): it serves no more. */
+    private static void retire(HostedReplicas.Replica replica, String why) {
+        replica.timers().deactivate();
+        replica.proposer().failAll(new ProposalException(ProposalException.Kind.NOT_LEADER, -1, why, null));
+        replica.proposer().close();
     }
 
     /**
