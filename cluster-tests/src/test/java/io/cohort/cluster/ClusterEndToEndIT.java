@@ -148,6 +148,10 @@ class ClusterEndToEndIT {
         long formedMs = msSince(startNanos);
 
         int victim = a.coordinator();
+        // The node that stands at once when the victim's process exits (raft.election.on.leader.exit):
+        // the next node by id. Its exit watch must have seen the victim up to notice it go.
+        int successor = victim % NODES + 1;
+        awaitLogLine(successor, "node " + successor + ": watching node " + victim + "'s process");
         cluster.kill(victim);
         long killedNanos = System.nanoTime();
         history.record("SIGKILLed node " + victim + " (coordinator of " + groupA + ")");
@@ -155,6 +159,9 @@ class ClusterEndToEndIT {
         int newCoordinatorA = awaitCoordinatorMovedAway(groupA, victim);
         long failoverMs = msSince(killedNanos);
         history.record(groupA + " moved from node " + victim + " to node " + newCoordinatorA + " in " + failoverMs + " ms");
+        // It stood without waiting for an election timeout (whether it won depends on whose log was longer).
+        awaitLogLine(successor, "node " + successor + ": partition " + partitionFor(groupA) + "'s leader, node "
+                + victim + ", exited (its connection closed and reconnecting was refused); standing for election now");
 
         // Group A carries on: same members and generation, served by the new coordinator.
         for (String member : a.members()) {
@@ -444,6 +451,13 @@ class ClusterEndToEndIT {
                 .filter(g -> partitionTest.test(partitionFor(g)))
                 .findFirst()
                 .orElseThrow(() -> new AssertionError("no group id " + prefix + "N fits"));
+    }
+
+    /** Waits until node {@code nodeId}'s log has a line containing {@code text}. */
+    private void awaitLogLine(int nodeId, String text) {
+        java.nio.file.Path log = cluster.logDir(nodeId).resolve("node-" + nodeId + ".log");
+        await().atMost(SETTLE_BOUND).until(() -> java.nio.file.Files.exists(log)
+                && java.nio.file.Files.readString(log).contains(text));
     }
 
     private static int partitionFor(String groupId) {

@@ -82,6 +82,8 @@ public final class CohortServer implements AutoCloseable {
     private final CompletableFuture<String> storageFailed;
     /** Learns the leaders of partitions this node holds no replica of; null if it holds them all. */
     private volatile PartitionLeaderDirectory leaderDirectory;
+    /** Null with raft.election.on.leader.exit=false. */
+    private volatile PeerExitWatch peerExitWatch;
     /** The thread this node started for the leader-path warm-up, or null if it started none. */
     private final Thread warmup;
 
@@ -186,6 +188,10 @@ public final class CohortServer implements AutoCloseable {
             CohortServer server = new CohortServer(config, metrics, metricsPort, node, groupCoordinator, clusterAdmin,
                     health, rpcExecutor, grpcServer, storageFailed, connections, closed, warmup);
             server.leaderDirectory = PartitionLeaderDirectory.startIfNeeded(node, peerChannels);
+            if (config.raftTuning().electionOnLeaderExit()) {
+                server.peerExitWatch = new PeerExitWatch(config.nodeId(), () -> raftNode.spec().peers(),
+                        peerChannels::watchChannel, raftNode::peerProcessExited).start();
+            }
             // On its own thread: the failure is reported on a Ratis thread that the stop must not hold.
             storageFailed.thenAcceptAsync(server::onStorageFailed,
                     runnable -> new Thread(runnable, "cohort-storage-failure-stop").start());
@@ -311,7 +317,7 @@ public final class CohortServer implements AutoCloseable {
         long startNanos = System.nanoTime();
         try {
             health.enterTerminalState();
-            closeLeaderDirectory();
+            closePeerWatches();
             closeQuietly(node);
             groupCoordinator.close();
             clusterAdmin.close();
@@ -363,7 +369,7 @@ public final class CohortServer implements AutoCloseable {
             clusterAdmin.close();
             stopGrpc();
             connections.close();
-            closeLeaderDirectory();
+            closePeerWatches();
             closeQuietly(node);
             metrics.close();
             rpcExecutor.shutdownNow();
@@ -375,10 +381,15 @@ public final class CohortServer implements AutoCloseable {
         }
     }
 
-    private void closeLeaderDirectory() {
+    /** Stops the node's watches of the other nodes: the leader directory's polls and the exit watch. */
+    private void closePeerWatches() {
         PartitionLeaderDirectory directory = leaderDirectory;
         if (directory != null) {
             directory.close();
+        }
+        PeerExitWatch exitWatch = peerExitWatch;
+        if (exitWatch != null) {
+            exitWatch.close();
         }
     }
 

@@ -189,6 +189,8 @@ final class LeaderPathWarmup {
         settings.put(ServerConfig.PARTITIONS, "1");
         settings.put(ServerConfig.METRICS_PORT, "-1");
         settings.put(ServerConfig.AUTO_LEADER_REBALANCE_ENABLE, "false");
+        // Two nodes that stop one after the other: no watch of each other's exit needed.
+        settings.put(ServerConfig.ELECTION_ON_LEADER_EXIT, "false");
         settings.put(ServerConfig.INITIAL_REBALANCE_DELAY_MS, "0");
         // Nothing here is worth a disk flush, and waiting for one only stretches the warm-up: the code
         // that runs is the same up to the log's flush.

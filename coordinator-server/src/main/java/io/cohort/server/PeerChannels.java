@@ -6,6 +6,7 @@ import io.grpc.ChannelCredentials;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
@@ -37,5 +38,15 @@ public final class PeerChannels implements Function<NodeAddress, ManagedChannel>
     @Override
     public ManagedChannel apply(NodeAddress peer) {
         return Grpc.newChannelBuilderForAddress(peer.host(), peer.clientPort(), credentials).build();
+    }
+
+    /**
+     * A channel that keeps its connection while no call runs ({@link PeerExitWatch} watches the
+     * connection itself and never calls): gRPC's idle mode, which would close it after 30 minutes, is
+     * off (gRPC turns it off for timeouts of 30 days or more).
+     */
+    public ManagedChannel watchChannel(NodeAddress peer) {
+        return Grpc.newChannelBuilderForAddress(peer.host(), peer.clientPort(), credentials)
+                .idleTimeout(30, TimeUnit.DAYS).build();
     }
 }

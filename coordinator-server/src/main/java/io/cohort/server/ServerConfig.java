@@ -88,6 +88,8 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
     public static final String BATCH_LINGER_MAX_US = "raft.batch.linger.max.us";
     /** Kafka's name: whether the leader balancer hands partitions back to their preferred nodes. */
     public static final String AUTO_LEADER_REBALANCE_ENABLE = "auto.leader.rebalance.enable";
+    /** Whether a follower stands at once when its partition leader's process exits (RaftTuning#electionOnLeaderExit). */
+    public static final String ELECTION_ON_LEADER_EXIT = "raft.election.on.leader.exit";
     public static final String LEADER_WARMUP_ENABLED = "node.warmup.enabled";
     public static final String RPC_OFFSET_COMMIT_INLINE = "rpc.offset.commit.inline";
     public static final String RPC_ANSWER_INLINE = "rpc.answer.inline";
@@ -136,7 +138,8 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             METRICS_PORT, ELECTION_TIMEOUT_MIN_MS, ELECTION_TIMEOUT_MAX_MS, SNAPSHOT_EVERY_ENTRIES,
             BATCH_MAX_COMMANDS, BATCH_MAX_IN_FLIGHT_ENTRIES, LOG_METADATA_ENABLED, APPENDER_WAIT_MIN_MS,
             BATCH_LINGER_MAX_US, LOG_FSYNC_BEFORE_ACK,
-            AUTO_LEADER_REBALANCE_ENABLE, LEADER_WARMUP_ENABLED, RPC_OFFSET_COMMIT_INLINE, RPC_ANSWER_INLINE,
+            AUTO_LEADER_REBALANCE_ENABLE, ELECTION_ON_LEADER_EXIT, LEADER_WARMUP_ENABLED, RPC_OFFSET_COMMIT_INLINE,
+            RPC_ANSWER_INLINE,
             MIN_SESSION_TIMEOUT_MS, MAX_SESSION_TIMEOUT_MS, INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE,
             CONSUMER_SESSION_TIMEOUT_MS, CONSUMER_HEARTBEAT_INTERVAL_MS, CONSUMER_MAX_SIZE, CONSUMER_ASSIGNORS,
             OFFSETS_RETENTION_MINUTES, OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES,
@@ -199,6 +202,7 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
         out.put(APPENDER_WAIT_MIN_MS, Integer.toString(raftTuning.appenderWaitMinMs()));
         out.put(BATCH_LINGER_MAX_US, Integer.toString(raftTuning.batchLingerMaxMicros()));
         out.put(AUTO_LEADER_REBALANCE_ENABLE, Boolean.toString(raftTuning.leaderRebalanceEnabled()));
+        out.put(ELECTION_ON_LEADER_EXIT, Boolean.toString(raftTuning.electionOnLeaderExit()));
         out.put(LEADER_WARMUP_ENABLED, Boolean.toString(leaderWarmupEnabled));
         out.put(RPC_OFFSET_COMMIT_INLINE, Boolean.toString(rpcThreads.offsetCommitOnEventLoop()));
         out.put(RPC_ANSWER_INLINE, Boolean.toString(rpcThreads.answersOnApplyThread()));
@@ -455,10 +459,11 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             int appenderWaitMs = intValue(APPENDER_WAIT_MIN_MS, defaults.appenderWaitMinMs(), 0, 1_000);
             int lingerMicros = intValue(BATCH_LINGER_MAX_US, defaults.batchLingerMaxMicros(), 0, 1_000_000);
             boolean rebalance = booleanValue(AUTO_LEADER_REBALANCE_ENABLE, defaults.leaderRebalanceEnabled());
+            boolean electOnExit = booleanValue(ELECTION_ON_LEADER_EXIT, defaults.electionOnLeaderExit());
             return defaults.toBuilder().electionTimeouts(minMs, maxMs).snapshotEveryEntries(snapshotEvery)
                     .batching(batchCommands, inFlight).logMetadataEnabled(logMetadata).fsyncBeforeAck(fsyncBeforeAck)
                     .appenderWaitMinMs(appenderWaitMs).batchLingerMaxMicros(lingerMicros)
-                    .leaderRebalanceEnabled(rebalance).build();
+                    .leaderRebalanceEnabled(rebalance).electionOnLeaderExit(electOnExit).build();
         }
 
         private GroupConfig groupConfig() {

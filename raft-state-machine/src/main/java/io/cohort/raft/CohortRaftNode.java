@@ -93,6 +93,8 @@ public final class CohortRaftNode implements AutoCloseable {
     private final RaftPortConnections raftPortConnections;
     private final MembershipChanges changes;
     private final MembershipView view;
+    /** Null with raft.election.on.leader.exit=false. */
+    private final LeaderExitElection leaderExitElection;
 
     private CohortRaftNode(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning, RaftPortOptions raftPort,
                            PartitionListener listener, boolean joining) throws IOException {
@@ -156,6 +158,7 @@ public final class CohortRaftNode implements AutoCloseable {
                     return stateMachine;
                 })
                 .build();
+        this.leaderExitElection = tuning.electionOnLeaderExit() ? new LeaderExitElection(this, server, selfId) : null;
         for (int p = 0; p < partitions; p++) {
             if (stateMachines[p] != null) {
                 replicas.set(p, newReplica(p, stateMachines[p]));
@@ -555,6 +558,25 @@ public final class CohortRaftNode implements AutoCloseable {
             return -1;
         }
         return leader;
+    }
+
+    /**
+     * Node {@code nodeId}'s process has exited (the front end saw its connection close and a new one
+     * refused): where that node led a partition this node follows and this node is its successor,
+     * stands for election at once ({@link LeaderExitElection}). Returns those partitions; none with
+     * raft.election.on.leader.exit=false or for a node that is not a member.
+     */
+    public List<Integer> peerProcessExited(int nodeId) {
+        if (leaderExitElection == null || nodeId == this.nodeId || spec().peers().stream()
+                .noneMatch(peer -> peer.nodeId() == nodeId)) {
+            return List.of();
+        }
+        return leaderExitElection.leaderExited(nodeId);
+    }
+
+    /** How many elections this node started at once because a leader's process exited. */
+    public long leaderExitElections() {
+        return leaderExitElection == null ? 0 : leaderExitElection.started();
     }
 
     RaftServer.Division division(int partition) throws IOException {

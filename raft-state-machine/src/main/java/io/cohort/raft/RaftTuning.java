@@ -148,6 +148,15 @@ public final class RaftTuning {
     }
 
     /**
+     * A follower that succeeds a leader whose process exited stands for election at once rather than
+     * after its election timeout ({@link LeaderExitElection}; default true). The front end tells the
+     * node of the exit (its connection to that node closed and reconnecting was refused).
+     */
+    public boolean electionOnLeaderExit() {
+        return values.electionOnLeaderExit;
+    }
+
+    /**
      * Whether a replica acknowledges a log entry (and a leader counts its own copy) only after
      * fsync (default true). False (Ratis's {@code raft.server.log.unsafe-flush.enabled}): once
      * the entry is written to the operating system, with the fsync started at once in the
@@ -231,6 +240,7 @@ public final class RaftTuning {
         private boolean leaderLeaseEnabled = true;
         private long leaderBalanceHoldMs = 5_000;
         private boolean leaderRebalanceEnabled = true;
+        private boolean electionOnLeaderExit = true;
         private boolean logMetadataEnabled = false;
         private boolean fsyncBeforeAck = true;
         private int appenderWaitMinMs = 1;
@@ -336,6 +346,11 @@ public final class RaftTuning {
 
         public Builder leaderRebalanceEnabled(boolean enabled) {
             this.leaderRebalanceEnabled = enabled;
+            return this;
+        }
+
+        public Builder electionOnLeaderExit(boolean enabled) {
+            this.electionOnLeaderExit = enabled;
             return this;
         }
 
