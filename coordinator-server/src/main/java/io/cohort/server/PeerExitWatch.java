@@ -3,6 +3,10 @@ package io.cohort.server;
 import io.cohort.raft.NodeAddress;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -24,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * <p>It holds one idle connection to each other member's client port (the channels of
  * {@link PeerChannels}, so TLS like every node-to-node call) and reacts to what the connection does,
  * not to a poll: when a connection that was up closes, it connects again at once, and if that
- * attempt is refused within {@value #REFUSED_WITHIN_MS} ms the node's process is gone (its kernel
- * closed the sockets and nothing listens on the port). A process killed with SIGKILL, crashed or
+ * attempt fails within {@value #REFUSED_WITHIN_MS} ms and a plain TCP connection to the port is then
+ * refused, the node's process is gone (its kernel closed the sockets and nothing listens on the
+ * port; a node over its connection limit accepts and closes, which is not that). A process killed with SIGKILL, crashed or
  * stopped by an out-of-memory error looks like that within a millisecond; a node that is paused,
  * overloaded, cut off by the network or on a machine that lost power does not (its connection stays
  * up, or the new one times out), and those are left to Raft's election timeout, as before. A
@@ -40,6 +45,8 @@ final class PeerExitWatch implements AutoCloseable {
     static final long TICK_MS = 1_000;
     /** A reconnect refused within this long of the connection's close means the process exited. */
     static final long REFUSED_WITHIN_MS = 1_000;
+    /** How long the plain TCP probe that confirms a refusal may take (a refusal takes microseconds). */
+    private static final int PROBE_TIMEOUT_MS = 200;
 
     private final int selfNodeId;
     private final Supplier<List<NodeAddress>> members;
@@ -115,6 +122,23 @@ final class PeerExitWatch implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether {@code host:port} refuses a plain TCP connection (ECONNREFUSED: nothing listens). gRPC's
+     * failure to reconnect is not enough by itself: a node over its connection limit (it accepts and
+     * closes), or one whose TLS handshake failed, also fails the attempt, and it is alive. A
+     * connection that opens is closed at once; a timeout or an unreachable host is no refusal.
+     */
+    static boolean refusesConnections(String host, int port) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(host, port), PROBE_TIMEOUT_MS);
+            return false;
+        } catch (ConnectException e) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     @Override
     public void close() {
         closed = true;
@@ -165,10 +189,15 @@ final class PeerExitWatch implements AutoCloseable {
                     long sinceLostMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lostAtNanos);
                     lostAtNanos = -1;
                     if (sinceLostMs <= REFUSED_WITHIN_MS) {
-                        exitReported = true;
-                        LOG.info("node {}: node {}'s connection closed and reconnecting failed {} ms later: its "
-                                + "process exited", selfNodeId, address.nodeId(), sinceLostMs);
-                        onExit.accept(address.nodeId());
+                        if (refusesConnections(address.host(), address.clientPort())) {
+                            exitReported = true;
+                            LOG.info("node {}: node {}'s connection closed and its port refused a new one {} ms later: "
+                                    + "its process exited", selfNodeId, address.nodeId(), sinceLostMs);
+                            onExit.accept(address.nodeId());
+                        } else {
+                            LOG.info("node {}: node {}'s connection closed and reconnecting failed, but its port still "
+                                    + "accepts connections: not taken for an exit", selfNodeId, address.nodeId());
+                        }
                     }
                 }
             }

@@ -96,6 +96,21 @@ class PeerExitWatchTest {
         assertThat(exits).containsExactly(PEER);
     }
 
+    /**
+     * The confirmation a failed reconnect needs before it counts as an exit: a port that accepts
+     * connections (a live node over its connection limit accepts and closes them) is no refusal.
+     */
+    @Test
+    void onlyAPortNothingListensOnRefuses() throws Exception {
+        int port;
+        try (java.net.ServerSocket listening = new java.net.ServerSocket(0, 50,
+                java.net.InetAddress.getLoopbackAddress())) {
+            port = listening.getLocalPort();
+            assertThat(PeerExitWatch.refusesConnections("127.0.0.1", port)).isFalse();
+        }
+        assertThat(PeerExitWatch.refusesConnections("127.0.0.1", port)).isTrue();
+    }
+
     @Test
     void aPeerNeverReachedIsNotReported() throws Exception {
         // A port nothing listens on: the watch's attempts are refused, but it never saw the node up.
