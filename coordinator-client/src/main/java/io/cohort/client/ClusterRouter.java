@@ -131,7 +131,7 @@ final class ClusterRouter implements AutoCloseable {
 
     /** Finds the coordinator of {@code groupId} within the client's budget; caches it. */
     Coordinator findCoordinator(String groupId) {
-        return lookUpCoordinator(groupId, deadlineAfter(apiTimeout));
+        return lookUpCoordinator(groupId, deadlineAfter(apiTimeout), null);
     }
 
     /** The cached coordinator of {@code groupId}, if any. */
@@ -184,13 +184,15 @@ final class ClusterRouter implements AutoCloseable {
         R lastResponse = null;
         RuntimeException lastFailure = null;
         int hintsFollowed = 0;
+        // A coordinator the last attempt could not reach: the look-up asks the other nodes first.
+        Endpoint unreachable = null;
         Backoff.Schedule retries = backoff.schedule();
         while (true) {
             checkOpen();
             Coordinator coordinator = coordinatorByPartition.get(partition);
             if (coordinator == null) {
                 try {
-                    coordinator = lookUpCoordinator(groupId, deadline);
+                    coordinator = lookUpCoordinator(groupId, deadline, unreachable);
                 } catch (CohortException e) {
                     if (lastResponse != null) {
                         return lastResponse;
@@ -225,6 +227,7 @@ final class ClusterRouter implements AutoCloseable {
             } catch (StatusRuntimeException e) {
                 lastFailure = retriableTransportFailure(e, coordinator, endpointOf(coordinator));
                 coordinatorByPartition.remove(partition, coordinator);
+                unreachable = endpointOf(coordinator);
             }
             if (!sleepUnlessPastDeadline(retries.nextDelayMs(lastFailure == null), deadline)) {
                 if (lastFailure == null && lastResponse != null) {
@@ -296,16 +299,26 @@ final class ClusterRouter implements AutoCloseable {
         return false;
     }
 
-    /** Asks nodes in turn for the group's coordinator until one is known; caches it. */
-    private Coordinator lookUpCoordinator(String groupId, long deadline) {
+    /**
+     * Asks nodes in turn for the group's coordinator until one is known; caches it. A node that
+     * cannot be reached is passed over for the others at once, without a wait: after a coordinator's
+     * death the next node in turn is often the dead one ({@code unreachable}, when the caller just
+     * failed to reach it, is passed over from the start), and waiting out a backoff on it delays the
+     * look-up past the election. The wait comes once every known node has failed, or after an answer.
+     */
+    private Coordinator lookUpCoordinator(String groupId, long deadline, Endpoint unreachable) {
         int partition = partitionFor(groupId);
         FindCoordinatorRequest request = FindCoordinatorRequest.newBuilder().addGroupIds(groupId).build();
         RuntimeException lastFailure = null;
         String lastError = "";
         Backoff.Schedule retries = backoff.schedule();
+        Set<Endpoint> failedSinceWait = new java.util.HashSet<>();
+        if (unreachable != null) {
+            failedSinceWait.add(unreachable);
+        }
         while (true) {
             checkOpen();
-            Endpoint endpoint = nextEndpoint();
+            Endpoint endpoint = nextEndpointOutside(failedSinceWait);
             boolean routingAnswer = false;
             try {
                 FindCoordinatorResponse.Coordinator found = GroupCoordinatorGrpc.newBlockingStub(channel(endpoint))
@@ -326,11 +339,16 @@ final class ClusterRouter implements AutoCloseable {
             } catch (StatusRuntimeException e) {
                 lastFailure = retriableTransportFailure(e, endpoint, endpoint);
                 lastError = e.getStatus().getCode() + " from " + endpoint;
+                failedSinceWait.add(endpoint);
+                if (!failedSinceWait.containsAll(knownEndpoints()) && System.nanoTime() < deadline) {
+                    continue; // another node may answer: ask it now
+                }
             }
             if (!sleepUnlessPastDeadline(retries.nextDelayMs(routingAnswer), deadline)) {
                 throw new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, "no coordinator known for group '"
                         + groupId + "' (partition " + partition + "); last answer: " + lastError, lastFailure);
             }
+            failedSinceWait.clear();
         }
     }
 
@@ -431,6 +449,18 @@ final class ClusterRouter implements AutoCloseable {
     }
 
     /** The next node to ask a node-independent question, rotating over every known node. */
+    /** The next endpoint in turn that is not in {@code passOver}; the next in turn if all are. */
+    private Endpoint nextEndpointOutside(Set<Endpoint> passOver) {
+        List<Endpoint> endpoints = knownEndpoints();
+        for (int i = 0; i < endpoints.size(); i++) {
+            Endpoint endpoint = nextEndpoint();
+            if (!passOver.contains(endpoint)) {
+                return endpoint;
+            }
+        }
+        return nextEndpoint();
+    }
+
     private Endpoint nextEndpoint() {
         List<Endpoint> endpoints = knownEndpoints();
         return endpoints.get(Math.floorMod(nextNode.getAndIncrement(), endpoints.size()));
