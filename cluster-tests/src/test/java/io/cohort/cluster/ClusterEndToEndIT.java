@@ -149,8 +149,10 @@ class ClusterEndToEndIT {
 
         int victim = a.coordinator();
         // The node that stands at once when the victim's process exits (raft.election.on.leader.exit):
-        // the next node by id. Its exit watch must have seen the victim up to notice it go.
-        int successor = victim % NODES + 1;
+        // of the survivors in node-id order after the victim, the (partition mod 2)-th
+        // (LeaderExitElection.successor). Its exit watch must have seen the victim up to notice it go.
+        List<Integer> survivorsInTurn = List.of(victim % NODES + 1, (victim + 1) % NODES + 1);
+        int successor = survivorsInTurn.get(partitionFor(groupA) % survivorsInTurn.size());
         awaitLogLine(successor, "node " + successor + ": watching node " + victim + "'s process");
         cluster.kill(victim);
         long killedNanos = System.nanoTime();

@@ -25,8 +25,9 @@ import org.slf4j.LoggerFactory;
  * closed and a new one was refused at once, which is what a process that died (SIGKILL, a crash, an
  * out-of-memory exit) leaves behind and what a slow, paused or cut-off node never does (those keep
  * the connection or time out, and are left to Raft's own timeout). For every partition this node
- * follows with that node as leader, one survivor stands at once: the first voter by node id after
- * the exited leader ({@link #successor}), so that two survivors never split the vote. The others
+ * follows with that node as leader, one survivor stands at once ({@link #successor}: the survivors
+ * in node-id order after the exited leader, taken in turn by partition number, so a dead node's
+ * partitions spread over the survivors), so that two survivors never split the vote. The others
  * wait for their election timeout as before, which is also what happens when the successor's log is
  * behind another survivor's (that survivor refuses the vote and stands itself on its timeout).
  *
@@ -55,25 +56,24 @@ final class LeaderExitElection {
     }
 
     /**
-     * The survivor that stands at once when {@code exitedLeader} leaves a group with these voters:
-     * the first voter by node id after it, wrapping around; -1 if it was the only voter. Every
+     * The survivor that stands at once in {@code partition} when {@code exitedLeader} leaves a group
+     * with these voters: the survivors in node-id order starting after the exited leader (wrapping
+     * around), and of those the {@code partition mod count}-th, so that the partitions a dead node led
+     * are spread over the survivors rather than all given to one; -1 if it was the only voter. Every
      * survivor computes the same answer from the same configuration.
      */
-    static int successor(List<Integer> voters, int exitedLeader) {
-        int after = -1;
-        int lowest = -1;
-        for (int voter : voters) {
-            if (voter == exitedLeader) {
-                continue;
-            }
-            if (lowest == -1 || voter < lowest) {
-                lowest = voter;
-            }
-            if (voter > exitedLeader && (after == -1 || voter < after)) {
-                after = voter;
+    static int successor(List<Integer> voters, int exitedLeader, int partition) {
+        List<Integer> after = new java.util.ArrayList<>();
+        List<Integer> before = new java.util.ArrayList<>();
+        for (int voter : voters.stream().sorted().toList()) {
+            if (voter > exitedLeader) {
+                after.add(voter);
+            } else if (voter < exitedLeader) {
+                before.add(voter);
             }
         }
-        return after != -1 ? after : lowest;
+        after.addAll(before);
+        return after.isEmpty() ? -1 : after.get(Math.floorMod(partition, after.size()));
     }
 
     /** How many elections this node started because a leader's process exited. */
@@ -108,7 +108,7 @@ final class LeaderExitElection {
             return false;
         }
         List<Integer> voters = node.groupVoters(partition);
-        int successor = successor(voters, exitedNodeId);
+        int successor = successor(voters, exitedNodeId, partition);
         if (successor != node.nodeId()) {
             LOG.info("node {}: partition {}'s leader, node {}, exited; node {} stands first, this node waits for its "
                     + "election timeout", node.nodeId(), partition, exitedNodeId, successor);

@@ -18,7 +18,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * When a partition leader's process exits, its successor (the next voter by node id) stands for
+ * When a partition leader's process exits, its successor (for partition 0, the next voter by node id) stands for
  * election at once through Ratis's StartLeaderElection, and no other survivor does, so the vote is
  * not split. Real Ratis servers in one JVM, with election timeouts long enough (4-8 s) that no
  * survivor's timer stands before the test has looked: what the test sees is the fast path's doing.
@@ -38,23 +38,30 @@ class LeaderExitElectionTest {
         }
     }
 
-    @ParameterizedTest(name = "voters {0}, leader {1} exits: {2} stands")
+    @ParameterizedTest(name = "voters {0}, leader {1} of partition {2} exits: {3} stands")
     @CsvSource({
-            "'1,2,3', 2, 3",
-            "'1,2,3', 3, 1",   // wraps around
-            "'1,2,3', 1, 2",
-            "'3,1,2', 1, 2",   // the order of the configuration does not matter
-            "'1,3,5', 3, 5",
-            "'1,3,5', 5, 1",
-            "'0,1,2,3,4', 4, 0",
-            "'1,2,3,4,5', 2, 3",
-            "'1,2', 1, 2",
-            "'2', 2, -1",      // the only voter: nobody to stand
-            "'1,2,3', 7, 1",   // not a voter (a removed node): the lowest stands
+            "'1,2,3', 2, 0, 3",
+            "'1,2,3', 3, 0, 1",   // wraps around
+            "'1,2,3', 1, 0, 2",
+            "'3,1,2', 1, 0, 2",   // the order of the configuration does not matter
+            "'1,3,5', 3, 0, 5",
+            "'1,3,5', 5, 0, 1",
+            "'0,1,2,3,4', 4, 0, 0",
+            "'1,2,3,4,5', 2, 0, 3",
+            "'1,2', 1, 0, 2",
+            "'2', 2, 0, -1",      // the only voter: nobody to stand
+            "'1,2,3', 7, 0, 1",   // not a voter (a removed node): survivors from the lowest
+            // A dead node's partitions spread over the survivors, in turn from the one after it:
+            "'1,2,3', 2, 1, 1",
+            "'1,2,3', 2, 2, 3",
+            "'1,2,3,4,5', 2, 1, 4",
+            "'1,2,3,4,5', 2, 3, 1",
+            "'1,2,3,4,5', 2, 6, 5",
     })
-    void theSuccessorIsTheNextVoterByNodeId(String voters, int exited, int successor) {
+    void theSuccessorIsTheNextSurvivorByNodeIdInTurnByPartition(String voters, int exited, int partition,
+                                                               int successor) {
         List<Integer> ids = java.util.Arrays.stream(voters.split(",")).map(String::trim).map(Integer::parseInt).toList();
-        assertThat(LeaderExitElection.successor(ids, exited)).isEqualTo(successor);
+        assertThat(LeaderExitElection.successor(ids, exited, partition)).isEqualTo(successor);
     }
 
     @Test
@@ -63,7 +70,7 @@ class LeaderExitElectionTest {
         commit(0);
         CohortRaftNode leader = cluster.leaderOf(0);
         int exited = leader.nodeId();
-        int successorId = LeaderExitElection.successor(cluster.node(0).groupVoters(0), exited);
+        int successorId = LeaderExitElection.successor(cluster.node(0).groupVoters(0), exited, 0);
         CohortRaftNode successor = cluster.node(successorId);
         CohortRaftNode other = cluster.runningNodes().stream()
                 .filter(n -> n.nodeId() != exited && n.nodeId() != successorId).findFirst().orElseThrow();
@@ -91,7 +98,7 @@ class LeaderExitElectionTest {
                 SLOW_TIMERS.toBuilder().electionOnLeaderExit(false).build());
         CohortRaftNode leader = cluster.leaderOf(0);
         int exited = leader.nodeId();
-        CohortRaftNode successor = cluster.node(LeaderExitElection.successor(cluster.node(0).groupVoters(0), exited));
+        CohortRaftNode successor = cluster.node(LeaderExitElection.successor(cluster.node(0).groupVoters(0), exited, 0));
         cluster.stopNode(exited);
 
         assertThat(successor.peerProcessExited(exited)).isEmpty();
