@@ -563,13 +563,19 @@ public final class CohortRaftNode implements AutoCloseable {
     /**
      * Node {@code nodeId}'s process has exited (the front end saw its connection close and a new one
      * refused): where that node led a partition this node follows and this node is its successor,
-     * stands for election at once ({@link LeaderExitElection}). Returns those partitions; none with
+     * stands for election at once ({@link LeaderExitElection}); every partition it led is routed to no
+     * leader until the next is elected. Returns the partitions this node stood in; none with
      * raft.election.on.leader.exit=false or for a node that is not a member.
      */
     public List<Integer> peerProcessExited(int nodeId) {
         if (leaderExitElection == null || nodeId == this.nodeId || spec().peers().stream()
                 .noneMatch(peer -> peer.nodeId() == nodeId)) {
             return List.of();
+        }
+        // Stop naming it at once: a follower that does not stand would otherwise send clients to the
+        // dead node until the election's vote request reaches it. The new leader is named when elected.
+        for (int p = 0; p < leaders.length(); p++) {
+            leaders.compareAndSet(p, nodeId, -1);
         }
         return leaderExitElection.leaderExited(nodeId);
     }

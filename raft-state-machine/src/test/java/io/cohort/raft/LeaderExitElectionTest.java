@@ -79,9 +79,12 @@ class LeaderExitElectionTest {
 
         cluster.stopNode(exited);
 
-        // The survivor that does not succeed it waits for its timer; the successor stands now.
+        // The survivor that does not succeed it waits for its timer, and no longer names the dead node;
+        // the successor stands now.
+        assertThat(other.leaderOf(0)).isEqualTo(exited);
         assertThat(other.peerProcessExited(exited)).isEmpty();
         assertThat(other.leaderExitElections()).isZero();
+        assertThat(other.leaderOf(0)).isIn(-1, successorId);
         assertThat(successor.peerProcessExited(exited)).containsExactly(0);
         assertThat(successor.leaderExitElections()).isEqualTo(1);
         await().atMost(Duration.ofSeconds(30)).until(() -> successor.isLeaderReady(0));
