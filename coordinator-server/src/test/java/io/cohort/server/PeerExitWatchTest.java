@@ -64,6 +64,13 @@ class PeerExitWatchTest {
         return new PeerExitWatch(SELF, () -> members, PeerChannels.plaintext()::watchChannel, exits::add).start();
     }
 
+    /** Stops the stand-in node as a killed process would (nothing listens any more) and awaits the report. */
+    private void stopServerAndAwaitTheExitReported() throws InterruptedException {
+        server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        await().atMost(BOUND).until(() -> !exits.isEmpty());
+        assertThat(exits).containsExactly(PEER);
+    }
+
     @Test
     void aPeerThatStopsListeningIsReportedAsExited() throws Exception {
         server = startServer(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)));
@@ -71,10 +78,7 @@ class PeerExitWatchTest {
         await().atMost(BOUND).until(() -> watch.state(PEER) == ConnectivityState.READY);
         assertThat(exits).isEmpty();
 
-        server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-
-        await().atMost(BOUND).until(() -> !exits.isEmpty());
-        assertThat(exits).containsExactly(PEER);
+        stopServerAndAwaitTheExitReported();
     }
 
     @Test
@@ -91,9 +95,7 @@ class PeerExitWatchTest {
         assertThat(exits).isEmpty();
 
         // It still watches: now the process "exits".
-        server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-        await().atMost(BOUND).until(() -> !exits.isEmpty());
-        assertThat(exits).containsExactly(PEER);
+        stopServerAndAwaitTheExitReported();
     }
 
     /**
