@@ -143,6 +143,12 @@ final class PeerExitWatch implements AutoCloseable {
     public void close() {
         closed = true;
         thread.shutdownNow();
+        try {
+            // The map is the thread's: let a running tick or observation end before closing the channels.
+            thread.awaitTermination(1, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         for (Watched w : watched.values()) {
             w.channel.shutdownNow();
         }
