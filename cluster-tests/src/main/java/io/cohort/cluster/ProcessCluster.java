@@ -374,6 +374,11 @@ public final class ProcessCluster implements AutoCloseable {
         return node(nodeId).dir.resolve("logs");
     }
 
+    /** Node {@code nodeId}'s log file, {@code node-<id>.log} in its {@link #logDir}. */
+    public Path logFile(int nodeId) {
+        return logDir(nodeId).resolve("node-" + nodeId + ".log");
+    }
+
     public boolean isRunning(int nodeId) {
         Process process = node(nodeId).process;
         return process != null && process.isAlive();

@@ -457,7 +457,7 @@ class ClusterEndToEndIT {
 
     /** Waits until node {@code nodeId}'s log has a line containing {@code text}. */
     private void awaitLogLine(int nodeId, String text) {
-        java.nio.file.Path log = cluster.logDir(nodeId).resolve("node-" + nodeId + ".log");
+        java.nio.file.Path log = cluster.logFile(nodeId);
         await().atMost(SETTLE_BOUND).until(() -> java.nio.file.Files.exists(log)
                 && java.nio.file.Files.readString(log).contains(text));
     }

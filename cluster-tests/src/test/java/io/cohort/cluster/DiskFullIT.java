@@ -170,7 +170,7 @@ class DiskFullIT {
     }
 
     private static String nodeLog(ProcessCluster cluster) throws IOException {
-        Path log = cluster.logDir(FULL_NODE).resolve("node-" + FULL_NODE + ".log");
+        Path log = cluster.logFile(FULL_NODE);
         return Files.exists(log) ? Files.readString(log) : "";
     }
 }

@@ -76,7 +76,7 @@ class RaftMutualTlsIT {
                             + ")");
             assertUndisturbed(cluster, impostor, committers, leaders, terms);
             for (int id = 1; id <= 2; id++) {
-                assertThat(Files.readString(cluster.logDir(id).resolve("node-" + id + ".log")))
+                assertThat(Files.readString(cluster.logFile(id)))
                         .as("node %d's log names the refused certificate", id)
                         .contains("raft.tls: refused the ").contains("CN=n3 issued by CN=rogue CA");
             }

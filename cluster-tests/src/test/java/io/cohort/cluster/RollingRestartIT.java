@@ -147,7 +147,7 @@ class RollingRestartIT {
                 // Each node JVM ran its leader-path warm-up to the end at least once (the first start's,
                 // which had the whole lead-up to the roll; a restarted one may still be running).
                 for (int nodeId : cluster.nodeIds()) {
-                    assertThat(Files.readString(cluster.logDir(nodeId).resolve("node-" + nodeId + ".log")))
+                    assertThat(Files.readString(cluster.logFile(nodeId)))
                             .as("node %d's log", nodeId).contains("leader-path warm-up done");
                 }
             }

@@ -42,7 +42,7 @@ class UnsyncedLogIT {
                 .set("raft.log.fsync.before.ack", false));
         cluster.awaitStableLeaders(BOUND);
         for (int id : cluster.nodeIds()) {
-            assertThat(Files.readString(cluster.logDir(id).resolve("node-" + id + ".log")))
+            assertThat(Files.readString(cluster.logFile(id)))
                     .as("node %d runs with the setting", id).contains("raft.log.fsync.before.ack=false");
         }
         List<SequentialCommitter> committers = new ArrayList<>();

@@ -158,7 +158,7 @@ public final class CohortRaftNode implements AutoCloseable {
                     return stateMachine;
                 })
                 .build();
-        this.leaderExitElection = tuning.electionOnLeaderExit() ? new LeaderExitElection(this, server, selfId) : null;
+        this.leaderExitElection = tuning.electionOnLeaderExit() ? new LeaderExitElection(this) : null;
         for (int p = 0; p < partitions; p++) {
             if (stateMachines[p] != null) {
                 replicas.set(p, newReplica(p, stateMachines[p]));

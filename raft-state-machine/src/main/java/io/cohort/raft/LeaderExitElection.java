@@ -1,6 +1,7 @@
 package io.cohort.raft;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.proto.RaftProtos.RaftGroupIdProto;
@@ -44,15 +45,11 @@ final class LeaderExitElection {
     private static final Logger LOG = LoggerFactory.getLogger(LeaderExitElection.class);
 
     private final CohortRaftNode node;
-    private final RaftServer server;
-    private final RaftPeerId selfId;
     private final AtomicLong callIds = new AtomicLong();
     private final AtomicLong started = new AtomicLong();
 
-    LeaderExitElection(CohortRaftNode node, RaftServer server, RaftPeerId selfId) {
+    LeaderExitElection(CohortRaftNode node) {
         this.node = node;
-        this.server = server;
-        this.selfId = selfId;
     }
 
     /**
@@ -63,8 +60,8 @@ final class LeaderExitElection {
      * survivor computes the same answer from the same configuration.
      */
     static int successor(List<Integer> voters, int exitedLeader, int partition) {
-        List<Integer> after = new java.util.ArrayList<>();
-        List<Integer> before = new java.util.ArrayList<>();
+        List<Integer> after = new ArrayList<>();
+        List<Integer> before = new ArrayList<>();
         for (int voter : voters.stream().sorted().toList()) {
             if (voter > exitedLeader) {
                 after.add(voter);
@@ -87,7 +84,7 @@ final class LeaderExitElection {
      */
     List<Integer> leaderExited(int exitedNodeId) {
         RaftPeerId exited = RaftPeerId.valueOf(node.spec().peer(exitedNodeId).peerId());
-        java.util.ArrayList<Integer> stood = new java.util.ArrayList<>();
+        List<Integer> stood = new ArrayList<>();
         for (int partition : node.hostedPartitions()) {
             if (standIfSuccessor(partition, exitedNodeId, exited)) {
                 stood.add(partition);
@@ -125,13 +122,13 @@ final class LeaderExitElection {
         StartLeaderElectionRequestProto request = StartLeaderElectionRequestProto.newBuilder()
                 .setServerRequest(RaftRpcRequestProto.newBuilder()
                         .setRequestorId(exited.toByteString())
-                        .setReplyId(selfId.toByteString())
+                        .setReplyId(node.selfId().toByteString())
                         .setRaftGroupId(RaftGroupIdProto.newBuilder().setId(groupId.toByteString()))
                         .setCallId(callIds.incrementAndGet()))
                 .setLeaderLastEntry(TermIndexProto.newBuilder().setTerm(last.getTerm()).setIndex(last.getIndex()))
                 .build();
         try {
-            StartLeaderElectionReplyProto reply = server.startLeaderElection(request);
+            StartLeaderElectionReplyProto reply = node.raftServer().startLeaderElection(request);
             if (!reply.getServerReply().getSuccess()) {
                 LOG.info("node {}: partition {}'s leader, node {}, exited; Ratis did not start an election at term {} "
                         + "(a leader or candidate already), so the election timeout decides", node.nodeId(), partition,

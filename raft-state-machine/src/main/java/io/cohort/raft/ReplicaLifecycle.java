@@ -56,8 +56,8 @@ final class ReplicaLifecycle {
      * went back can see for a moment (docs/OPERATIONS.md, "A replica closed by Ratis"). A new
      * state machine and proposer take the old ones' place; commands queued on the old proposer fail
      * NOT_LEADER (a closed replica leads nothing). Runs on the node's timer thread, which also runs
-     * the storage watch: the watch never sees the replica closed in the middle of it. Returns whether the replica runs again; if not, it stays closed and the
-     * storage watch stops the node.
+     * the storage watch: the watch never sees the replica closed in the middle of it. Returns whether
+     * the replica runs again; if not, it stays closed and the storage watch stops the node.
      */
     synchronized boolean reopen(int partition) {
         RaftGroupId groupId = node.spec().raftGroupId(partition);
