@@ -374,6 +374,70 @@ final class ClusterRouter implements AutoCloseable {
         }
     }
 
+    /**
+     * As {@link #anyNodeCall}, but each attempt goes to the node the client knows to lead
+     * {@code partition}: for calls only that node carries out (ACL, topic and membership changes
+     * are partition 0's log entries; a leadership transfer is its partition's leader's). Another node
+     * forwards such a call with the caller's bearer token, but not a caller known by its client
+     * certificate: the leader would see the forwarding node's principal, so that node answers
+     * NOT_COORDINATOR naming the leader instead. A null result (such a routing answer) or a failed
+     * attempt makes the client ask a node for the partition's leader again before the next attempt.
+     */
+    <R> R partitionLeaderCall(int partition, Function<Endpoint, R> call, String what) {
+        long deadline = deadlineAfter(apiTimeout);
+        RuntimeException lastFailure = null;
+        Endpoint failed = null;
+        for (int attempt = 0;; attempt++) {
+            checkOpen();
+            Endpoint endpoint = leaderEndpoint(partition, failed);
+            try {
+                R result = call.apply(endpoint);
+                if (result != null) {
+                    return result;
+                }
+            } catch (StatusRuntimeException e) {
+                lastFailure = retriableTransportFailure(e, endpoint, endpoint);
+            }
+            failed = endpoint;
+            forgetCoordinator(partition);
+            if (!sleepBeforeRetry(attempt, deadline)) {
+                throw new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, "no leader of partition " + partition
+                        + " carried out " + what + " within " + apiTimeout.toMillis() + " ms (tried "
+                        + knownEndpoints() + ")", lastFailure);
+            }
+        }
+    }
+
+    /**
+     * The client port of {@code partition}'s leader as far as the client knows it, learned from a node
+     * other than {@code avoid} if not known; else the next node in turn.
+     */
+    private Endpoint leaderEndpoint(int partition, Endpoint avoid) {
+        Topology shape = topology();
+        Coordinator known = coordinatorByPartition.get(partition);
+        if (known == null) {
+            Endpoint asked = nextEndpointOutside(avoid == null ? Set.of() : Set.of(avoid));
+            try {
+                ClusterStatusResponse status = ClusterAdminGrpc.newBlockingStub(channel(asked))
+                        .withDeadlineAfter(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
+                        .clusterStatus(ClusterStatusRequest.newBuilder().setRoutingOnly(true).build());
+                for (PartitionStatus p : status.getPartitionsList()) {
+                    Endpoint leader = shape.nodes().get(p.getLeaderNodeId());
+                    if (p.getPartitionIndex() == partition && leader != null) {
+                        known = new Coordinator(partition, p.getLeaderNodeId(), leader.host(), leader.port());
+                        coordinatorByPartition.put(partition, known);
+                    }
+                }
+            } catch (StatusRuntimeException e) {
+                LOG.debug("{} did not say who leads partition {}: {}", asked, partition, e.getStatus());
+            }
+            if (known == null) {
+                return asked;
+            }
+        }
+        return endpointOf(known);
+    }
+
     Topology topology() {
         Topology known = topology;
         if (known != null) {
@@ -448,7 +512,6 @@ final class ClusterRouter implements AutoCloseable {
                 + " ms; is the cluster running?", cause);
     }
 
-    /** The next node to ask a node-independent question, rotating over every known node. */
     /** The next endpoint in turn that is not in {@code passOver}; the next in turn if all are. */
     private Endpoint nextEndpointOutside(Set<Endpoint> passOver) {
         List<Endpoint> endpoints = knownEndpoints();

@@ -84,6 +84,11 @@ public final class CohortClient implements AutoCloseable {
      * metadata each are about 41 MB.
      */
     public static final int DEFAULT_MAX_INBOUND_MESSAGE_BYTES = 256 << 20;
+    /**
+     * The partition whose log holds the cluster's own state (ACLs, the topic registry, the
+     * membership): changes to it are carried out by its leader, so the client sends them there.
+     */
+    private static final int CLUSTER_STATE_PARTITION = 0;
 
     private final String clientId;
     private final Duration requestTimeout;
@@ -400,10 +405,10 @@ public final class CohortClient implements AutoCloseable {
     public io.cohort.api.v1.CreateAclsResponse createAcls(List<io.cohort.api.v1.AclBinding> acls) {
         io.cohort.api.v1.CreateAclsRequest request = io.cohort.api.v1.CreateAclsRequest.newBuilder()
                 .addAllCreations(acls).build();
-        io.cohort.api.v1.CreateAclsResponse response = anyNodeCall(endpoint -> {
+        io.cohort.api.v1.CreateAclsResponse response = router.partitionLeaderCall(CLUSTER_STATE_PARTITION, endpoint -> {
             io.cohort.api.v1.CreateAclsResponse r = ClusterAdminGrpc.newBlockingStub(channel(endpoint))
                     .withDeadlineAfter(requestTimeout.toMillis() * 3, TimeUnit.MILLISECONDS).createAcls(request);
-            return r.getErrorCode() == ErrorCode.COORDINATOR_NOT_AVAILABLE ? null : r;
+            return routedElsewhere(r.getErrorCode()) ? null : r;
         }, "adding ACLs");
         throwIfError(response.getErrorCode(), response.getErrorMessage(), "adding ACLs");
         return response;
@@ -413,10 +418,10 @@ public final class CohortClient implements AutoCloseable {
     public io.cohort.api.v1.DeleteAclsResponse deleteAcls(List<io.cohort.api.v1.AclBindingFilter> filters) {
         io.cohort.api.v1.DeleteAclsRequest request = io.cohort.api.v1.DeleteAclsRequest.newBuilder()
                 .addAllFilters(filters).build();
-        io.cohort.api.v1.DeleteAclsResponse response = anyNodeCall(endpoint -> {
+        io.cohort.api.v1.DeleteAclsResponse response = router.partitionLeaderCall(CLUSTER_STATE_PARTITION, endpoint -> {
             io.cohort.api.v1.DeleteAclsResponse r = ClusterAdminGrpc.newBlockingStub(channel(endpoint))
                     .withDeadlineAfter(requestTimeout.toMillis() * 3, TimeUnit.MILLISECONDS).deleteAcls(request);
-            return r.getErrorCode() == ErrorCode.COORDINATOR_NOT_AVAILABLE ? null : r;
+            return routedElsewhere(r.getErrorCode()) ? null : r;
         }, "removing ACLs");
         throwIfError(response.getErrorCode(), response.getErrorMessage(), "removing ACLs");
         return response;
@@ -444,7 +449,8 @@ public final class CohortClient implements AutoCloseable {
                                                              boolean validateOnly) {
         io.cohort.api.v1.CreateTopicsRequest request = io.cohort.api.v1.CreateTopicsRequest.newBuilder()
                 .addAllTopics(topics).setValidateOnly(validateOnly).build();
-        return anyNodeCall(endpoint -> retryUnlessAnswered(adminStub(endpoint, 3).createTopics(request),
+        return router.partitionLeaderCall(CLUSTER_STATE_PARTITION,
+                endpoint -> retryUnlessAnswered(adminStub(endpoint, 3).createTopics(request),
                 io.cohort.api.v1.CreateTopicsResponse::getResultsList), "creating topics");
     }
 
@@ -453,7 +459,8 @@ public final class CohortClient implements AutoCloseable {
                                                            boolean validateOnly) {
         io.cohort.api.v1.AlterTopicsRequest request = io.cohort.api.v1.AlterTopicsRequest.newBuilder()
                 .addAllTopics(topics).setValidateOnly(validateOnly).build();
-        return anyNodeCall(endpoint -> retryUnlessAnswered(adminStub(endpoint, 3).alterTopics(request),
+        return router.partitionLeaderCall(CLUSTER_STATE_PARTITION,
+                endpoint -> retryUnlessAnswered(adminStub(endpoint, 3).alterTopics(request),
                 io.cohort.api.v1.AlterTopicsResponse::getResultsList), "changing topics");
     }
 
@@ -461,7 +468,8 @@ public final class CohortClient implements AutoCloseable {
     public io.cohort.api.v1.DeleteTopicsResponse deleteTopics(Collection<String> names) {
         io.cohort.api.v1.DeleteTopicsRequest request = io.cohort.api.v1.DeleteTopicsRequest.newBuilder()
                 .addAllNames(names).build();
-        return anyNodeCall(endpoint -> retryUnlessAnswered(adminStub(endpoint, 3).deleteTopics(request),
+        return router.partitionLeaderCall(CLUSTER_STATE_PARTITION,
+                endpoint -> retryUnlessAnswered(adminStub(endpoint, 3).deleteTopics(request),
                 io.cohort.api.v1.DeleteTopicsResponse::getResultsList), "deleting topics");
     }
 
@@ -481,6 +489,14 @@ public final class CohortClient implements AutoCloseable {
     private ClusterAdminGrpc.ClusterAdminBlockingStub adminStub(Endpoint endpoint, int requestTimeouts) {
         return ClusterAdminGrpc.newBlockingStub(channel(endpoint))
                 .withDeadlineAfter(requestTimeout.toMillis() * requestTimeouts, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Whether an answer to a call for a partition's leader means "not here, or not now": no leader
+     * right now, or a node that does not lead the partition and did not forward the call.
+     */
+    private static boolean routedElsewhere(io.cohort.api.v1.ErrorCode code) {
+        return code == ErrorCode.COORDINATOR_NOT_AVAILABLE || code == ErrorCode.NOT_COORDINATOR;
     }
 
     /** Null (try another node) when every result is a routing error: the call reached no leader of partition 0. */
@@ -538,7 +554,8 @@ public final class CohortClient implements AutoCloseable {
         io.cohort.api.v1.AlterGroupConfigRequest.Builder request = io.cohort.api.v1.AlterGroupConfigRequest.newBuilder();
         settings.forEach((name, value) -> request.addEntries(io.cohort.api.v1.GroupConfigEntry.newBuilder()
                 .setName(name).setValue(value)));
-        io.cohort.api.v1.AlterGroupConfigResponse response = anyNodeCall(endpoint -> ClusterAdminGrpc
+        io.cohort.api.v1.AlterGroupConfigResponse response = router.partitionLeaderCall(CLUSTER_STATE_PARTITION,
+                endpoint -> ClusterAdminGrpc
                 .newBlockingStub(channel(endpoint)).withDeadlineAfter(requestTimeout.toMillis() * 3, TimeUnit.MILLISECONDS)
                 .alterGroupConfig(request.build()), "changing group settings");
         if (response.getPartitionsCount() == 0) {
@@ -589,11 +606,11 @@ public final class CohortClient implements AutoCloseable {
             Duration timeout, String what) {
         // COORDINATOR_NOT_AVAILABLE (partition 0 without a leader, or leadership moved off the node
         // being removed) is asked again, of another node, within the client's budget.
-        io.cohort.api.v1.MembershipChangeResponse response = anyNodeCall(endpoint -> {
+        io.cohort.api.v1.MembershipChangeResponse response = router.partitionLeaderCall(CLUSTER_STATE_PARTITION, endpoint -> {
             io.cohort.api.v1.MembershipChangeResponse r = call.apply(ClusterAdminGrpc
                     .newBlockingStub(channel(endpoint)).withDeadlineAfter(timeout.plus(requestTimeout).toMillis(),
                             TimeUnit.MILLISECONDS));
-            return r.getErrorCode() == ErrorCode.COORDINATOR_NOT_AVAILABLE ? null : r;
+            return routedElsewhere(r.getErrorCode()) ? null : r;
         }, what);
         throwIfError(response.getErrorCode(), response.getErrorMessage(), what);
         return response;
@@ -633,11 +650,11 @@ public final class CohortClient implements AutoCloseable {
                 .setTargetNodeId(nodeId).setTimeoutMs((int) Math.min(Integer.MAX_VALUE, timeout.toMillis())).build();
         // COORDINATOR_NOT_AVAILABLE (no leader right now, e.g. during an election) is retried on
         // another node within the budget; every other answer is final.
-        TransferLeadershipResponse response = anyNodeCall(endpoint -> {
+        TransferLeadershipResponse response = router.partitionLeaderCall(partition, endpoint -> {
             TransferLeadershipResponse r = ClusterAdminGrpc.newBlockingStub(channel(endpoint))
                     .withDeadlineAfter(timeout.plus(requestTimeout).toMillis(), TimeUnit.MILLISECONDS)
                     .transferLeadership(request);
-            return r.getErrorCode() == ErrorCode.COORDINATOR_NOT_AVAILABLE ? null : r;
+            return routedElsewhere(r.getErrorCode()) ? null : r;
         }, "transferring leadership");
         throwIfError(response.getErrorCode(), response.getErrorMessage(),
                 "moving partition " + partition + " to node " + nodeId);

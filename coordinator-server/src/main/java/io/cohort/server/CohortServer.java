@@ -159,7 +159,10 @@ public final class CohortServer implements AutoCloseable {
             PeerChannels peerChannels = PeerChannels.of(tls);
             GroupCoordinatorService groupCoordinator = new GroupCoordinatorService(node, parked, metrics.rpcMetrics(),
                     authorizer, peerChannels, config.rpcThreads());
-            ClusterAdminService clusterAdmin = new ClusterAdminService(node, peerChannels, authorizer);
+            // Other nodes give this node's calls the principal of the certificate it presents (none without TLS).
+            ServerTls presented = tls;
+            ClusterAdminService clusterAdmin = new ClusterAdminService(node, peerChannels, authorizer,
+                    presented == null ? () -> Principals.ANONYMOUS : () -> principals.principalOf(presented.certificate()));
             // I/O threads: two per core, as gRPC's shared default that the limited channel replaces.
             connections = new ClientPortConnections(config.nodeId(), config.connectionLimits(), RPC_THREADS);
             metrics.registerConnections(List.of(connections.budget(), node.raftConnections()));

@@ -141,7 +141,12 @@ public final class Principals implements ServerInterceptor {
         if (chain.length == 0 || !(chain[0] instanceof X509Certificate leaf)) {
             return ANONYMOUS;
         }
-        return "User:" + rules.userName(leaf.getSubjectX500Principal().getName());
+        return principalOf(leaf);
+    }
+
+    /** The principal a node gives a caller presenting {@code certificate}: its subject DN mapped by the rules. */
+    public String principalOf(X509Certificate certificate) {
+        return "User:" + rules.userName(certificate.getSubjectX500Principal().getName());
     }
 
     static String hostOf(SocketAddress address) {

@@ -55,6 +55,17 @@ public final class RequestAuthorizer {
         return check(rpc, operation, AclResourceType.CLUSTER, AclBinding.CLUSTER_NAME, false);
     }
 
+    /**
+     * Whether {@code principal} calling from {@code host} may perform {@code operation} on the cluster,
+     * by this node's applied ACLs; not audited, and true with the authorizer off. For a principal that
+     * is not the current call's: a node asking whether the leader would let its own principal carry a
+     * forwarded call.
+     */
+    public boolean wouldAllowCluster(String principal, String host, AclOperation operation) {
+        return !enabled || authorizer.isAllowed(acls.get(), principal, host, operation, AclResourceType.CLUSTER,
+                AclBinding.CLUSTER_NAME);
+    }
+
     private boolean check(String rpc, AclOperation operation, AclResourceType type, String name, boolean audit) {
         if (!enabled) {
             return true;

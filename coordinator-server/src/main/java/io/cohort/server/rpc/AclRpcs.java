@@ -33,7 +33,9 @@ import java.util.function.IntFunction;
  * ClusterAdmin's ACL calls: CreateAcls and DeleteAcls change the ACLs through partition 0's Raft
  * log; DescribeAcls reads this node's applied view. A change sent to a node that does not lead
  * partition 0 is forwarded once to the leader, with the caller's bearer token, so the leader
- * authorizes the same principal (a forwarded call is never forwarded again).
+ * authorizes the same principal (a forwarded call is never forwarded again); a caller known by its
+ * client certificate is told to send it to the leader instead, unless this node's own principal may
+ * make the change ({@link ForwardedIdentity}).
  *
  * <p>Acknowledgement: the change is answered once partition 0's leader has applied it (so a
  * majority has it on disk), and after that once every node has committed it (Ratis watch
@@ -47,11 +49,14 @@ final class AclRpcs {
 
     private final CohortRaftNode node;
     private final RequestAuthorizer authorizer;
+    private final ForwardedIdentity forwarding;
     private final IntFunction<ManagedChannel> channelToNode;
 
-    AclRpcs(CohortRaftNode node, RequestAuthorizer authorizer, IntFunction<ManagedChannel> channelToNode) {
+    AclRpcs(CohortRaftNode node, RequestAuthorizer authorizer, ForwardedIdentity forwarding,
+            IntFunction<ManagedChannel> channelToNode) {
         this.node = node;
         this.authorizer = authorizer;
+        this.forwarding = forwarding;
         this.channelToNode = channelToNode;
     }
 
@@ -214,6 +219,10 @@ final class AclRpcs {
         if (leader < 0 || leader == node.nodeId() || CallContext.FORWARDED_BY.get() != null) {
             return CompletableFuture.completedFuture(error.of(ErrorCode.COORDINATOR_NOT_AVAILABLE, "node "
                     + node.nodeId() + " does not lead partition 0, which holds the ACLs, and knows no other leader; retry"));
+        }
+        String refusal = forwarding.refusal(leader, "partition 0, which holds the ACLs");
+        if (refusal != null) {
+            return CompletableFuture.completedFuture(error.of(ErrorCode.NOT_COORDINATOR, refusal));
         }
         Metadata headers = CallContext.forwardingHeaders(node.nodeId(), Principals.bearerHeader());
         ClusterAdminGrpc.ClusterAdminFutureStub stub = ClusterAdminGrpc.newFutureStub(channelToNode.apply(leader))

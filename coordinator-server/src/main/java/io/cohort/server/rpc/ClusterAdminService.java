@@ -61,6 +61,7 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
     private final CohortRaftNode node;
     private final PeerChannels peers;
     private final RequestAuthorizer authorizer;
+    private final ForwardedIdentity forwarding;
     private final AclRpcs acls;
     private final GroupConfigRpcs groupConfig;
     private final MembershipRpcs membership;
@@ -80,17 +81,29 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
         this(node, channelFactory, RequestAuthorizer.ALLOW_ALL);
     }
 
-    /** {@code channelFactory}: the channels to other nodes' client ports for forwarded calls. */
+    /** {@code channelFactory}: the channels to other nodes' client ports for forwarded calls (plaintext). */
     public ClusterAdminService(CohortRaftNode node, Function<NodeAddress, ManagedChannel> channelFactory,
                         RequestAuthorizer authorizer) {
+        this(node, channelFactory, authorizer, () -> Principals.ANONYMOUS);
+    }
+
+    /**
+     * {@code channelFactory}: the channels to other nodes' client ports for forwarded calls;
+     * {@code nodePrincipal}: the principal other nodes give this node's calls on those channels (its
+     * client certificate's, or ANONYMOUS without one), which decides what it may forward
+     * ({@link ForwardedIdentity}).
+     */
+    public ClusterAdminService(CohortRaftNode node, Function<NodeAddress, ManagedChannel> channelFactory,
+                        RequestAuthorizer authorizer, java.util.function.Supplier<String> nodePrincipal) {
         this.node = node;
         this.peers = new PeerChannels(node, channelFactory);
         this.authorizer = authorizer;
-        this.acls = new AclRpcs(node, authorizer, this::channel);
-        this.groupConfig = new GroupConfigRpcs(node, authorizer, this::channel);
-        this.membership = new MembershipRpcs(node, authorizer, this::channel);
+        this.forwarding = new ForwardedIdentity(node, authorizer, nodePrincipal);
+        this.acls = new AclRpcs(node, authorizer, forwarding, this::channel);
+        this.groupConfig = new GroupConfigRpcs(node, authorizer, forwarding, this::channel);
+        this.membership = new MembershipRpcs(node, authorizer, forwarding, this::channel);
         this.snapshots = new SnapshotRpcs(node, authorizer);
-        this.topics = new TopicRpcs(node, authorizer, this::channel);
+        this.topics = new TopicRpcs(node, authorizer, forwarding, this::channel);
     }
 
     /**
@@ -328,6 +341,11 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
         if (leader < 0 || leader == node.nodeId() || CallContext.FORWARDED_BY.get() != null) {
             answer(call, transferResponse(ErrorCode.COORDINATOR_NOT_AVAILABLE, "node " + node.nodeId()
                     + " does not lead partition " + request.getPartitionIndex() + " and knows no other leader; retry"));
+            return;
+        }
+        String refusal = forwarding.refusal(leader, "partition " + request.getPartitionIndex());
+        if (refusal != null) {
+            answer(call, transferResponse(ErrorCode.NOT_COORDINATOR, refusal));
             return;
         }
         Metadata headers = CallContext.forwardingHeaders(node.nodeId(), Principals.bearerHeader());

@@ -55,8 +55,11 @@ final class GroupConfigRpcs {
     private final RequestAuthorizer authorizer;
     private final IntFunction<ManagedChannel> channelToNode;
     private final LogFormatGate formatGate;
+    private final ForwardedIdentity forwarding;
 
-    GroupConfigRpcs(CohortRaftNode node, RequestAuthorizer authorizer, IntFunction<ManagedChannel> channelToNode) {
+    GroupConfigRpcs(CohortRaftNode node, RequestAuthorizer authorizer, ForwardedIdentity forwarding,
+            IntFunction<ManagedChannel> channelToNode) {
+        this.forwarding = forwarding;
         this.node = node;
         this.authorizer = authorizer;
         this.channelToNode = channelToNode;
@@ -203,6 +206,12 @@ final class GroupConfigRpcs {
 
     private CompletableFuture<Map<Integer, PartitionAlterResult>> forward(int leader, List<Integer> partitions,
                                                                          GroupSettings settings) {
+        String refusal = forwarding.refusal(leader, "partitions " + partitions);
+        if (refusal != null) {
+            Map<Integer, PartitionAlterResult> refused = new TreeMap<>();
+            partitions.forEach(partition -> refused.put(partition, result(partition, ErrorCode.NOT_COORDINATOR, refusal)));
+            return CompletableFuture.completedFuture(refused);
+        }
         AlterGroupConfigRequest forwarded = AlterGroupConfigRequest.newBuilder()
                 .addAllEntries(GroupSettingsText.entries(settings))
                 .setForwardedVersion(settings.version())

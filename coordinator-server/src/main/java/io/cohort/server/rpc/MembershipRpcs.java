@@ -60,8 +60,11 @@ final class MembershipRpcs {
     private final CohortRaftNode node;
     private final RequestAuthorizer authorizer;
     private final IntFunction<ManagedChannel> channels;
+    private final ForwardedIdentity forwarding;
 
-    MembershipRpcs(CohortRaftNode node, RequestAuthorizer authorizer, IntFunction<ManagedChannel> channels) {
+    MembershipRpcs(CohortRaftNode node, RequestAuthorizer authorizer, ForwardedIdentity forwarding,
+                   IntFunction<ManagedChannel> channels) {
+        this.forwarding = forwarding;
         this.node = node;
         this.authorizer = authorizer;
         this.channels = channels;
@@ -397,6 +400,11 @@ final class MembershipRpcs {
             return CompletableFuture.completedFuture(response(ErrorCode.COORDINATOR_NOT_AVAILABLE, "node "
                     + node.nodeId() + " does not lead partition 0 (whose configuration is the membership) and "
                     + "knows no other leader; retry", MembershipFailure.MEMBERSHIP_FAILURE_NONE, List.of()));
+        }
+        String refusal = forwarding.refusal(leader, "partition 0, whose configuration is the membership");
+        if (refusal != null) {
+            return CompletableFuture.completedFuture(response(ErrorCode.NOT_COORDINATOR, refusal,
+                    MembershipFailure.MEMBERSHIP_FAILURE_NONE, List.of()));
         }
         ClusterAdminGrpc.ClusterAdminBlockingStub stub = ClusterAdminGrpc.newBlockingStub(channels.apply(leader))
                 .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(

@@ -66,8 +66,11 @@ final class TopicRpcs {
     private final RequestAuthorizer authorizer;
     private final IntFunction<ManagedChannel> channelToNode;
     private final LogFormatGate formatGate;
+    private final ForwardedIdentity forwarding;
 
-    TopicRpcs(CohortRaftNode node, RequestAuthorizer authorizer, IntFunction<ManagedChannel> channelToNode) {
+    TopicRpcs(CohortRaftNode node, RequestAuthorizer authorizer, ForwardedIdentity forwarding,
+            IntFunction<ManagedChannel> channelToNode) {
+        this.forwarding = forwarding;
         this.node = node;
         this.authorizer = authorizer;
         this.channelToNode = channelToNode;
@@ -172,6 +175,10 @@ final class TopicRpcs {
             return CompletableFuture.completedFuture(TopicProtos.errors(names, ErrorCode.COORDINATOR_NOT_AVAILABLE,
                     "node " + node.nodeId() + " does not lead partition 0, which holds the topic registry, and knows"
                             + " no other leader; retry"));
+        }
+        String refusal = forwarding.refusal(leader, "partition 0, which holds the topic registry");
+        if (refusal != null) {
+            return CompletableFuture.completedFuture(TopicProtos.errors(names, ErrorCode.NOT_COORDINATOR, refusal));
         }
         Metadata headers = CallContext.forwardingHeaders(node.nodeId(), Principals.bearerHeader());
         ClusterAdminGrpc.ClusterAdminFutureStub stub = ClusterAdminGrpc.newFutureStub(channelToNode.apply(leader))
