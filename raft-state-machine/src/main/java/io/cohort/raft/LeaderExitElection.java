@@ -107,8 +107,11 @@ final class LeaderExitElection {
         List<Integer> voters = node.groupVoters(partition);
         int successor = successor(voters, exitedNodeId, partition);
         if (successor != node.nodeId()) {
+            // With this node's last entry: beside the successor's "standing ... after term T at index I" line,
+            // it tells whether the successor's log was behind this one (then this node refuses its vote).
             LOG.info("node {}: partition {}'s leader, node {}, exited; node {} stands first, this node waits for its "
-                    + "election timeout", node.nodeId(), partition, exitedNodeId, successor);
+                    + "election timeout (its own last entry: {})", node.nodeId(), partition, exitedNodeId, successor,
+                    division.getRaftLog().getLastEntryTermIndex());
             return false;
         }
         long term = info.getCurrentTerm();
