@@ -354,24 +354,7 @@ final class ClusterRouter implements AutoCloseable {
 
     /** Tries nodes in turn until {@code call} returns non-null or the budget runs out. */
     <R> R anyNodeCall(Function<Endpoint, R> call, String what) {
-        long deadline = deadlineAfter(apiTimeout);
-        RuntimeException lastFailure = null;
-        for (int attempt = 0;; attempt++) {
-            checkOpen();
-            Endpoint endpoint = nextEndpoint();
-            try {
-                R result = call.apply(endpoint);
-                if (result != null) {
-                    return result;
-                }
-            } catch (StatusRuntimeException e) {
-                lastFailure = retriableTransportFailure(e, endpoint, endpoint);
-            }
-            if (!sleepBeforeRetry(attempt, deadline)) {
-                throw new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, "no node answered " + what
-                        + " within " + apiTimeout.toMillis() + " ms (tried " + knownEndpoints() + ")", lastFailure);
-            }
-        }
+        return callUntilAnswered(failedLast -> nextEndpoint(), call, "no node answered " + what);
     }
 
     /**
@@ -384,12 +367,26 @@ final class ClusterRouter implements AutoCloseable {
      * attempt makes the client ask a node for the partition's leader again before the next attempt.
      */
     <R> R partitionLeaderCall(int partition, Function<Endpoint, R> call, String what) {
+        return callUntilAnswered(failedLast -> {
+            if (failedLast != null) {
+                forgetCoordinator(partition);
+            }
+            return leaderEndpoint(partition, failedLast);
+        }, call, "no leader of partition " + partition + " carried out " + what);
+    }
+
+    /**
+     * Calls {@code call} on {@code next.apply(the endpoint of the last failed attempt, or null)}
+     * until it returns non-null, backing off between attempts, within the client's budget.
+     */
+    private <R> R callUntilAnswered(java.util.function.UnaryOperator<Endpoint> next, Function<Endpoint, R> call,
+                                    String failure) {
         long deadline = deadlineAfter(apiTimeout);
         RuntimeException lastFailure = null;
-        Endpoint failed = null;
+        Endpoint failedLast = null;
         for (int attempt = 0;; attempt++) {
             checkOpen();
-            Endpoint endpoint = leaderEndpoint(partition, failed);
+            Endpoint endpoint = next.apply(failedLast);
             try {
                 R result = call.apply(endpoint);
                 if (result != null) {
@@ -398,12 +395,10 @@ final class ClusterRouter implements AutoCloseable {
             } catch (StatusRuntimeException e) {
                 lastFailure = retriableTransportFailure(e, endpoint, endpoint);
             }
-            failed = endpoint;
-            forgetCoordinator(partition);
+            failedLast = endpoint;
             if (!sleepBeforeRetry(attempt, deadline)) {
-                throw new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, "no leader of partition " + partition
-                        + " carried out " + what + " within " + apiTimeout.toMillis() + " ms (tried "
-                        + knownEndpoints() + ")", lastFailure);
+                throw new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, failure + " within "
+                        + apiTimeout.toMillis() + " ms (tried " + knownEndpoints() + ")", lastFailure);
             }
         }
     }
