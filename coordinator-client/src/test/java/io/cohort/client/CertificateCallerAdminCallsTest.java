@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * identity cannot travel with a call one node forwards to another (the leader would see the
  * forwarding node's certificate), so a node that does not lead partition 0 answers NOT_COORDINATOR
  * naming the leader, and the client sends the change there; once the nodes' own principal may
- * ALTER the cluster, a node forwards as before.
+ * ALTER the cluster, a node forwards as before. A leadership transfer goes to the partition's leader.
  */
 class CertificateCallerAdminCallsTest {
     private static final Duration VALIDITY = Duration.ofDays(1);
@@ -91,11 +91,27 @@ class CertificateCallerAdminCallsTest {
                 }
 
                 // Now the nodes may ALTER the cluster: the follower forwards, and the leader makes the change.
-                await().atMost(Duration.ofSeconds(30)).until(() -> cluster.raftNode(follower).shard(0).acls().size() == 1);
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> cluster.raftNode(follower).shard(0).acls().size() == 1);
                 CreateAclsResponse forwarded = followerAdmin.withDeadlineAfter(30, TimeUnit.SECONDS)
                         .createAcls(CreateAclsRequest.newBuilder().addCreations(readGroups("User:CN=bob")).build());
                 assertThat(forwarded.getErrorCode()).as(forwarded.getErrorMessage()).isEqualTo(ErrorCode.NONE);
                 assertThat(cluster.raftNode(leader).shard(0).acls().size()).isEqualTo(2);
+
+                // The nodes' ALTER taken back, a leadership transfer asked of the follower: the client
+                // sends it to the partition's leader (or follows the NOT_COORDINATOR), and it is done.
+                try (CohortClient admin = CohortClient.builder().bootstrap(cluster.endpoint(follower))
+                        .apiTimeout(Duration.ofSeconds(30)).tls(caFile, adminCert, adminKey).build()) {
+                    admin.deleteAcls(List.of(AclBindingFilter.newBuilder().setPrincipal(NODES)
+                            .setResourceType(AclResourceType.ACL_RESOURCE_TYPE_ANY)
+                            .setPatternType(AclPatternType.ACL_PATTERN_TYPE_ANY)
+                            .setOperation(AclOperation.ACL_OPERATION_ANY)
+                            .setPermission(AclPermission.ACL_PERMISSION_ANY).build()));
+                    await().atMost(Duration.ofSeconds(30))
+                            .until(() -> cluster.raftNode(follower).shard(0).acls().size() == 1);
+                    admin.transferLeadership(0, follower, Duration.ofSeconds(30));
+                    await().atMost(Duration.ofSeconds(30)).until(() -> cluster.leaderOf(0) == follower);
+                }
             } finally {
                 toFollower.shutdownNow();
             }
