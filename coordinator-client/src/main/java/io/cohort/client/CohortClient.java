@@ -399,8 +399,9 @@ public final class CohortClient implements AutoCloseable {
     }
 
     /**
-     * Adds ACLs (needs ALTER on the cluster). COORDINATOR_NOT_AVAILABLE (partition 0 has no leader
-     * right now) is retried on another node within the budget; any other error is thrown.
+     * Adds ACLs (needs ALTER on the cluster), sent to partition 0's leader. COORDINATOR_NOT_AVAILABLE
+     * (no leader right now) and NOT_COORDINATOR (not the leader any more) are retried with the leader
+     * learned again, within the budget ({@code ClusterRouter.partitionLeaderCall}); any other error is thrown.
      */
     public io.cohort.api.v1.CreateAclsResponse createAcls(List<io.cohort.api.v1.AclBinding> acls) {
         io.cohort.api.v1.CreateAclsRequest request = io.cohort.api.v1.CreateAclsRequest.newBuilder()
@@ -443,7 +444,7 @@ public final class CohortClient implements AutoCloseable {
     /**
      * Creates topics in the registry (needs ALTER on the cluster). Each result carries its topic's
      * outcome (TOPIC_ALREADY_EXISTS, INVALID_TOPIC_EXCEPTION, ...); a call that reached no leader of
-     * partition 0 is retried on another node within the budget.
+     * partition 0 is retried with the leader learned again, within the budget.
      */
     public io.cohort.api.v1.CreateTopicsResponse createTopics(List<io.cohort.api.v1.CreateTopicsRequest.NewTopic> topics,
                                                              boolean validateOnly) {
@@ -502,8 +503,8 @@ public final class CohortClient implements AutoCloseable {
     /** Null (try another node) when every result is a routing error: the call reached no leader of partition 0. */
     private static <R> R retryUnlessAnswered(R response, Function<R, List<io.cohort.api.v1.TopicResult>> results) {
         List<io.cohort.api.v1.TopicResult> list = results.apply(response);
-        boolean unrouted = !list.isEmpty() && list.stream().allMatch(r -> r.getErrorCode() == ErrorCode.COORDINATOR_NOT_AVAILABLE
-                || r.getErrorCode() == ErrorCode.NOT_COORDINATOR || r.getErrorCode() == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
+        boolean unrouted = !list.isEmpty() && list.stream().allMatch(r -> routedElsewhere(r.getErrorCode())
+                || r.getErrorCode() == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
         return unrouted ? null : response;
     }
 
@@ -583,7 +584,7 @@ public final class CohortClient implements AutoCloseable {
     /**
      * Adds node {@code nodeId} (started with {@code cluster.join}) to the cluster: a listener of each
      * of its partitions, then a voter once caught up (AddNode, needs ALTER on the cluster). Waits at
-     * most {@code timeout}; COORDINATOR_NOT_AVAILABLE is retried on another node within the budget.
+     * most {@code timeout}; sent to partition 0's leader, and retried as {@link #createAcls}.
      * Re-running a change that stopped halfway resumes it. Throws CohortException with the server's
      * error (NOT_ENOUGH_REPLICAS for the quorum check, REBALANCE_IN_PROGRESS for another change).
      */
@@ -605,7 +606,7 @@ public final class CohortClient implements AutoCloseable {
             Function<ClusterAdminGrpc.ClusterAdminBlockingStub, io.cohort.api.v1.MembershipChangeResponse> call,
             Duration timeout, String what) {
         // COORDINATOR_NOT_AVAILABLE (partition 0 without a leader, or leadership moved off the node
-        // being removed) is asked again, of another node, within the client's budget.
+        // being removed) and NOT_COORDINATOR are asked again, of the leader learned again, within the budget.
         io.cohort.api.v1.MembershipChangeResponse response = router.partitionLeaderCall(CLUSTER_STATE_PARTITION, endpoint -> {
             io.cohort.api.v1.MembershipChangeResponse r = call.apply(ClusterAdminGrpc
                     .newBlockingStub(channel(endpoint)).withDeadlineAfter(timeout.plus(requestTimeout).toMillis(),
@@ -648,8 +649,8 @@ public final class CohortClient implements AutoCloseable {
     public void transferLeadership(int partition, int nodeId, Duration timeout) {
         TransferLeadershipRequest request = TransferLeadershipRequest.newBuilder().setPartitionIndex(partition)
                 .setTargetNodeId(nodeId).setTimeoutMs((int) Math.min(Integer.MAX_VALUE, timeout.toMillis())).build();
-        // COORDINATOR_NOT_AVAILABLE (no leader right now, e.g. during an election) is retried on
-        // another node within the budget; every other answer is final.
+        // COORDINATOR_NOT_AVAILABLE (no leader right now, e.g. during an election) and NOT_COORDINATOR
+        // are retried with the leader learned again, within the budget; every other answer is final.
         TransferLeadershipResponse response = router.partitionLeaderCall(partition, endpoint -> {
             TransferLeadershipResponse r = ClusterAdminGrpc.newBlockingStub(channel(endpoint))
                     .withDeadlineAfter(timeout.plus(requestTimeout).toMillis(), TimeUnit.MILLISECONDS)

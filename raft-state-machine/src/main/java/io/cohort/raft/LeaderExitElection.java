@@ -106,16 +106,16 @@ final class LeaderExitElection {
         }
         List<Integer> voters = node.groupVoters(partition);
         int successor = successor(voters, exitedNodeId, partition);
+        TermIndex last = division.getRaftLog().getLastEntryTermIndex();
         if (successor != node.nodeId()) {
             // With this node's last entry: beside the successor's "standing ... after term T at index I" line,
             // it tells whether the successor's log was behind this one (then this node refuses its vote).
             LOG.info("node {}: partition {}'s leader, node {}, exited; node {} stands first, this node waits for its "
                     + "election timeout (its own last entry: {})", node.nodeId(), partition, exitedNodeId, successor,
-                    division.getRaftLog().getLastEntryTermIndex());
+                    last);
             return false;
         }
         long term = info.getCurrentTerm();
-        TermIndex last = division.getRaftLog().getLastEntryTermIndex();
         if (last == null || last.getTerm() != term) {
             LOG.info("node {}: partition {}'s leader, node {}, exited; this replica has no entry of term {}, so it waits "
                     + "for its election timeout", node.nodeId(), partition, exitedNodeId, term);
