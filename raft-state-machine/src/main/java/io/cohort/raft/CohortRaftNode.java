@@ -20,9 +20,11 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
@@ -64,6 +66,8 @@ public final class CohortRaftNode implements AutoCloseable {
     private static final long MEMBERSHIP_REFRESH_INTERVAL_MS = 500;
     /** How often every replica is checked to be still open (see {@link StorageWatch}). */
     private static final long REPLICA_CHECK_INTERVAL_MS = 1_000;
+    /** How often the replay of the log held at start is checked: what waits for it starts this late at most. */
+    private static final long STARTUP_REPLAY_CHECK_INTERVAL_MS = 50;
 
     private final int nodeId;
     /** Started with the join option: its replicas start with an empty configuration and wait. */
@@ -95,6 +99,8 @@ public final class CohortRaftNode implements AutoCloseable {
     private final MembershipView view;
     /** Null with raft.election.on.leader.exit=false. */
     private final LeaderExitElection leaderExitElection;
+    /** Set once the Raft server started: what each replica had to apply from its own log. */
+    private volatile StartupReplay startupReplay;
 
     private CohortRaftNode(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning, RaftPortOptions raftPort,
                            PartitionListener listener, boolean joining) throws IOException {
@@ -206,6 +212,7 @@ public final class CohortRaftNode implements AutoCloseable {
     public static CohortRaftNode start(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning,
                                        RaftPortOptions raftPort, PartitionListener listener, boolean joining)
             throws IOException {
+        long startNanos = System.nanoTime();
         DataDirPermissions.makePrivate(dataDir);
         if (!joining && !ClusterMetadata.isWritten(dataDir)) {
             // A new cluster: its replicas start from one identical snapshot (NewReplicas), written
@@ -223,6 +230,7 @@ public final class CohortRaftNode implements AutoCloseable {
         CohortRaftNode node = new CohortRaftNode(nodeId, spec, dataDir, tuning, raftPort, listener, joining);
         node.server.start();
         node.addMissingGroups();
+        node.watchStartupReplay(startNanos);
         node.refreshMembership();
         node.timerScheduler.scheduleWithFixedDelay(node::refreshMembership, MEMBERSHIP_REFRESH_INTERVAL_MS,
                 MEMBERSHIP_REFRESH_INTERVAL_MS, TimeUnit.MILLISECONDS);
@@ -243,6 +251,47 @@ public final class CohortRaftNode implements AutoCloseable {
                 node.hostedPartitions().size(), spec.partitions(), spec.replicationFactor(),
                 spec.peer(nodeId).raftPort(), raftPort.tls().enabled() ? "mutual TLS" : "plaintext");
         return node;
+    }
+
+    /**
+     * Records what each hosted replica has to apply from its own log (its snapshot's index to the last
+     * entry of its log) and checks on the timer thread until it is applied.
+     */
+    private void watchStartupReplay(long startNanos) {
+        List<StartupReplay.Span> spans = new ArrayList<>();
+        for (int p : hostedPartitions()) {
+            spans.add(new StartupReplay.Span(p, status(p).appliedIndex(), lastLogIndex(p)));
+        }
+        StartupReplay replay = new StartupReplay(nodeId, spans, startNanos);
+        startupReplay = replay;
+        if (replay.check(p -> status(p).appliedIndex(), System.nanoTime())) {
+            return;
+        }
+        AtomicReference<ScheduledFuture<?>> poll = new AtomicReference<>();
+        poll.set(timerScheduler.scheduleWithFixedDelay(() -> {
+            ScheduledFuture<?> self = poll.get();
+            // Null only if the first check ran before the schedule returned: the next one cancels.
+            if (replay.check(p -> status(p).appliedIndex(), System.nanoTime()) && self != null) {
+                self.cancel(false);
+            }
+        }, STARTUP_REPLAY_CHECK_INTERVAL_MS, STARTUP_REPLAY_CHECK_INTERVAL_MS, TimeUnit.MILLISECONDS));
+    }
+
+    /**
+     * Completes once every replica this node hosted at start has applied the log it held then (its
+     * snapshot to the last entry; {@link StartupReplay}); exceptionally if the node stops first.
+     */
+    public CompletableFuture<Void> startupReplayApplied() {
+        return startupReplay.applied();
+    }
+
+    /** How many log entries the replicas had to apply at start, over all of them (0 when their snapshots covered their logs). */
+    public long startupReplayEntries() {
+        return startupReplay.entries();
+    }
+
+    StartupReplay startupReplay() {
+        return startupReplay;
     }
 
     private static ScheduledExecutorService daemonScheduler(String threadName) {
@@ -859,6 +908,15 @@ public final class CohortRaftNode implements AutoCloseable {
         }
     }
 
+    /** The index of the last entry in this node's log of {@code partition}, or -1 if it cannot tell. */
+    private long lastLogIndex(int partition) {
+        try {
+            return division(partition).getRaftLog().getNextIndex() - 1;
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
     /** The first index still in this node's log of {@code partition} (entries before it were purged). */
     public long logStartIndex(int partition) {
         try {
@@ -932,6 +990,10 @@ public final class CohortRaftNode implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        StartupReplay replay = startupReplay;
+        if (replay != null) {
+            replay.cancel();
+        }
         storageWatch.close();
         changes.close();
         for (int p = 0; p < replicas.partitions(); p++) {

@@ -63,7 +63,7 @@ class LargeEntryRestartTest {
 
     private static final int PARTITIONS = 170;
 
-    private static void copyTree(Path from, Path to) throws IOException {
+    static void copyTree(Path from, Path to) throws IOException {
         try (Stream<Path> paths = Files.walk(from)) {
             for (Path path : paths.toList()) {
                 Path target = to.resolve(from.relativize(path).toString());
@@ -76,7 +76,7 @@ class LargeEntryRestartTest {
         }
     }
 
-    private static void deleteTree(Path root) throws IOException {
+    static void deleteTree(Path root) throws IOException {
         try (Stream<Path> paths = Files.walk(root)) {
             for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
                 Files.delete(path);
