@@ -30,10 +30,12 @@ import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -128,7 +130,9 @@ public final class CohortServer implements AutoCloseable {
         // First, beside the node's own start: the warm-up needs all the time it can get before the
         // cluster hands this node a partition, and a failed start stops it (closed).
         AtomicBoolean closed = new AtomicBoolean();
-        Thread warmup = LeaderPathWarmup.startInBackground(config, closed::get);
+        // Set once the node knows how much log its replicas apply again: a long replay holds the warm-up's calls.
+        AtomicReference<Future<?>> warmupHold = new AtomicReference<>();
+        Thread warmup = LeaderPathWarmup.startInBackground(config, closed::get, warmupHold::get);
         NodeMetricsRegistry metrics = new NodeMetricsRegistry();
         CohortRaftNode node = null;
         ParkedCalls parked = null;
@@ -148,6 +152,9 @@ public final class CohortServer implements AutoCloseable {
                     new RaftPortOptions(config.connectionLimits(), config.raftTls()),
                     new StorageFailureListener(metrics.instrument(parked), storageFailed), joining);
             metrics.registerNode(node);
+            if (node.startupReplayEntries() >= LeaderPathWarmup.HOLD_FOR_REPLAY_MIN_ENTRIES) {
+                warmupHold.set(node.startupReplayApplied());
+            }
             HealthStatusManager health = new HealthStatusManager();
             health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.NOT_SERVING);
             rpcExecutor = newRpcExecutor(config.nodeId());

@@ -31,11 +31,15 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,6 +66,14 @@ import org.slf4j.LoggerFactory;
  * has the node's start-up, catch-up and the balancer's hold to finish in; it delays nothing. If it
  * fails, the node logs it and serves as before (cold).
  *
+ * <p>One exception to "beside": when the node's replicas have a long log to apply again at start
+ * (at least {@value #HOLD_FOR_REPLAY_MIN_ENTRIES} entries, typically after a SIGKILL long after the
+ * last snapshot), the warm-up holds its calls until they have. Starting its throwaway nodes still
+ * runs beside the node's start (it loads classes the node needs too, on the other core), but its
+ * calls would only take CPU from the replay, and no replica can lead before the replay is done
+ * (docs/OPERATIONS.md, "How long a restart takes"; measured in docs/BENCHMARKS.md, "Restart of a
+ * node with a large log").
+ *
  * <p>Not warmed: TLS (the throwaway nodes are plaintext), and what only the real data brings
  * (large snapshots, many groups).
  */
@@ -87,11 +99,20 @@ final class LeaderPathWarmup {
      */
     static final String DIR_PREFIX = "cohort-warmup-";
 
+    /**
+     * A replay at start of at least this many log entries holds the warm-up's calls until it is
+     * done. After a clean stop (which takes a snapshot) a node replays next to nothing and the
+     * warm-up runs at once, as the hand-backs of a rolling restart need.
+     */
+    static final long HOLD_FOR_REPLAY_MIN_ENTRIES = 1_000;
+    /** How often a held warm-up checks whether the node is stopping. */
+    private static final long HOLD_CHECK_MS = 100;
+
     /** Leaderships, one per round of calls: the first, then the one the transfer makes. */
     static final int ROUNDS = 2;
 
-    /** What one warm-up did. */
-    record Outcome(long elapsedMs, int commits) {
+    /** What one warm-up did; {@code heldMs} of {@code elapsedMs} it waited for the node's replay. */
+    record Outcome(long elapsedMs, int commits, long heldMs) {
     }
 
     private LeaderPathWarmup() {
@@ -99,10 +120,11 @@ final class LeaderPathWarmup {
 
     /**
      * Starts the warm-up on a daemon thread if {@code config} enables it and no warm-up ran in this
-     * JVM yet; {@code stopping} tells it to cut short (the node is stopping). Returns the thread, or
-     * null when nothing was started.
+     * JVM yet; {@code stopping} tells it to cut short (the node is stopping); before each batch of
+     * calls it waits for what {@code holdFor} returns (null: nothing). Returns the thread, or null
+     * when nothing was started.
      */
-    static Thread startInBackground(ServerConfig config, BooleanSupplier stopping) {
+    static Thread startInBackground(ServerConfig config, BooleanSupplier stopping, Supplier<Future<?>> holdFor) {
         if (!config.leaderWarmupEnabled() || !STARTED_IN_THIS_JVM.compareAndSet(false, true)) {
             return null;
         }
@@ -110,9 +132,10 @@ final class LeaderPathWarmup {
         Thread thread = new Thread(() -> {
             try {
                 deleteLeftovers(dir.getParent());
-                Outcome outcome = run(dir, stopping);
+                Outcome outcome = run(dir, stopping, holdFor);
                 LOG.info("leader-path warm-up done in {} ms: {} commits, {} leaderships on an in-process"
-                        + " 2-node cluster", outcome.elapsedMs(), outcome.commits(), ROUNDS);
+                        + " 2-node cluster{}", outcome.elapsedMs(), outcome.commits(), ROUNDS, outcome.heldMs() == 0 ? ""
+                        : " (its calls held " + outcome.heldMs() + " ms for the node's replay of its log)");
             } catch (Exception e) { // whatever it is, the node serves on
                 if (e instanceof InterruptedException) {
                     Thread.currentThread().interrupt();
@@ -131,11 +154,21 @@ final class LeaderPathWarmup {
      * @throws IOException if the throwaway nodes cannot start or a call fails
      * @throws TimeoutException if it takes longer than {@value #DEADLINE_MS} ms or is stopped
      */
-    static Outcome run(Path dir, BooleanSupplier stopping)
+    static Outcome run(Path dir, BooleanSupplier stopping) throws IOException, InterruptedException, TimeoutException {
+        return run(dir, stopping, () -> null);
+    }
+
+    /**
+     * As {@link #run(Path, BooleanSupplier)}, waiting before each batch of calls for what
+     * {@code holdFor} returns (null: nothing); the time held does not count against the deadline.
+     */
+    static Outcome run(Path dir, BooleanSupplier stopping, Supplier<Future<?>> holdFor)
             throws IOException, InterruptedException, TimeoutException {
         long startNanos = System.nanoTime();
         long deadlineNanos = startNanos + TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS);
-        BooleanSupplier giveUp = () -> stopping.getAsBoolean() || System.nanoTime() > deadlineNanos;
+        AtomicLong heldNanos = new AtomicLong();
+        BooleanSupplier giveUp = () -> stopping.getAsBoolean()
+                || System.nanoTime() - heldNanos.get() > deadlineNanos;
         throwIf(giveUp);
         Directories.deleteRecursively(dir);
         Directories.createPrivate(dir);
@@ -156,8 +189,10 @@ final class LeaderPathWarmup {
                     servers.get(0).node().spec().raftGroupId(0), dir);
             int commits = 0;
             for (int round = 0; round < ROUNDS; round++) {
+                HoldPoint holdPoint = () -> heldNanos.addAndGet(hold(holdFor.get(), stopping));
+                holdPoint.await();
                 CohortServer leader = awaitLeader(servers, giveUp);
-                commits += drive(leader.clientPort(), round, giveUp);
+                commits += drive(leader.clientPort(), round, giveUp, holdPoint);
                 if (round < ROUNDS - 1) {
                     CohortServer other = servers.get(0) == leader ? servers.get(1) : servers.get(0);
                     try {
@@ -168,7 +203,8 @@ final class LeaderPathWarmup {
                     }
                 }
             }
-            return new Outcome(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos), commits);
+            return new Outcome(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos), commits,
+                    TimeUnit.NANOSECONDS.toMillis(heldNanos.get()));
         } finally {
             // The leader first: its stop hands the partition off, as a node's does at SIGTERM.
             servers.sort(Comparator.comparing(server -> !server.node().isLeader(0)));
@@ -177,6 +213,27 @@ final class LeaderPathWarmup {
             }
             Directories.deleteRecursively(dir);
         }
+    }
+
+    /**
+     * Waits until {@code replay} is done (completed, failed or cancelled) or the node is stopping;
+     * returns the nanoseconds waited. Null or done: returns 0 at once.
+     */
+    static long hold(Future<?> replay, BooleanSupplier stopping) throws InterruptedException {
+        if (replay == null || replay.isDone()) {
+            return 0;
+        }
+        long startNanos = System.nanoTime();
+        LOG.info("leader-path warm-up: holding its calls until this node's replicas have applied the log they"
+                + " held at start (at least {} entries)", HOLD_FOR_REPLAY_MIN_ENTRIES);
+        while (!replay.isDone() && !stopping.getAsBoolean()) {
+            try {
+                replay.get(HOLD_CHECK_MS, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | CancellationException | TimeoutException e) {
+                // done one way or the other, or not yet: the loop's condition decides
+            }
+        }
+        return System.nanoTime() - startNanos;
     }
 
     private static Map<String, String> settings(Path dir, int nodeId, String peers) {
@@ -215,8 +272,14 @@ final class LeaderPathWarmup {
         }
     }
 
+    /** Where the calls wait for the node's replay, if it asked them to (also set after the calls began). */
+    @FunctionalInterface
+    private interface HoldPoint {
+        void await() throws InterruptedException;
+    }
+
     /** The production call path on the leader at {@code clientPort}; returns the commits made. */
-    private static int drive(int clientPort, int round, BooleanSupplier giveUp)
+    private static int drive(int clientPort, int round, BooleanSupplier giveUp, HoldPoint holdPoint)
             throws IOException, InterruptedException, TimeoutException {
         ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", clientPort).usePlaintext().build();
         try {
@@ -232,6 +295,7 @@ final class LeaderPathWarmup {
             }
             int commits = 0;
             for (int i = 0; i < COMMITS_PER_GROUP; i++) {
+                holdPoint.await();
                 throwIf(giveUp);
                 List<com.google.common.util.concurrent.ListenableFuture<OffsetCommitResponse>> calls =
                         new ArrayList<>(GROUPS);

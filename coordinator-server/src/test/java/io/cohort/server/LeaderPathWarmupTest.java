@@ -2,13 +2,20 @@ package io.cohort.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -32,6 +39,48 @@ class LeaderPathWarmupTest {
         assertThat(outcome.commits()).isEqualTo(LeaderPathWarmup.ROUNDS
                 * (LeaderPathWarmup.GROUPS * LeaderPathWarmup.COMMITS_PER_GROUP + 1));
         assertThat(dir).doesNotExist();
+    }
+
+    @Test
+    void testAWarmupHeldForTheNodesReplayMakesNoCallUntilTheReplayIsDone() throws Exception {
+        Path dir = root.resolve("warmup");
+        CompletableFuture<Void> replay = new CompletableFuture<>();
+        ExecutorService warmup = Executors.newSingleThreadExecutor();
+        try {
+            AtomicBoolean asked = new AtomicBoolean();
+            Future<LeaderPathWarmup.Outcome> outcome = warmup.submit(() -> LeaderPathWarmup.run(dir, () -> false,
+                    () -> {
+                        asked.set(true);
+                        return replay;
+                    }));
+            // Its throwaway nodes start beside the replay; before its first call it asks, and waits.
+            await().atMost(Duration.ofSeconds(60)).untilTrue(asked);
+            assertThat(Files.exists(dir.resolve("node-1")) && Files.exists(dir.resolve("node-2"))).isTrue();
+            assertThatThrownBy(() -> outcome.get(300, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
+            replay.complete(null);
+
+            LeaderPathWarmup.Outcome done = outcome.get(120, TimeUnit.SECONDS);
+            assertThat(done.commits()).isEqualTo(LeaderPathWarmup.ROUNDS
+                    * (LeaderPathWarmup.GROUPS * LeaderPathWarmup.COMMITS_PER_GROUP + 1));
+            assertThat(done.heldMs()).isPositive();
+            assertThat(dir).doesNotExist();
+        } finally {
+            warmup.shutdownNow();
+        }
+    }
+
+    @Test
+    void testAHoldEndsWhenTheReplayFailsOrTheNodeStops() throws Exception {
+        assertThat(LeaderPathWarmup.hold(null, () -> false)).isZero();
+        assertThat(LeaderPathWarmup.hold(CompletableFuture.completedFuture(null), () -> false)).isZero();
+        // The node stopped before its replay ended: the replay's future fails, the hold ends.
+        assertThat(LeaderPathWarmup.hold(CompletableFuture.failedFuture(new IllegalStateException("node 1 stopped")),
+                () -> false)).isZero();
+        // A replay still running while the node stops: the hold ends too.
+        AtomicInteger checks = new AtomicInteger();
+        assertThat(LeaderPathWarmup.hold(new CompletableFuture<Void>(), () -> checks.incrementAndGet() > 2))
+                .isPositive();
+        assertThat(checks).hasValue(3);
     }
 
     @Test
