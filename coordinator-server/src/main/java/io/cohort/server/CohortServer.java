@@ -152,9 +152,7 @@ public final class CohortServer implements AutoCloseable {
                     new RaftPortOptions(config.connectionLimits(), config.raftTls()),
                     new StorageFailureListener(metrics.instrument(parked), storageFailed), joining);
             metrics.registerNode(node);
-            if (node.startupReplayEntries() >= LeaderPathWarmup.HOLD_FOR_REPLAY_MIN_ENTRIES) {
-                warmupHold.set(node.startupReplayApplied());
-            }
+            warmupHold.set(LeaderPathWarmup.replayToHoldFor(node));
             HealthStatusManager health = new HealthStatusManager();
             health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.NOT_SERVING);
             rpcExecutor = newRpcExecutor(config.nodeId());

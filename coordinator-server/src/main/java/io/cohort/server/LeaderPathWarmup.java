@@ -14,6 +14,7 @@ import io.cohort.api.v1.OffsetCommitResponse;
 import io.cohort.api.v1.OffsetFetchRequest;
 import io.cohort.api.v1.SyncGroupRequest;
 import io.cohort.api.v1.SyncGroupResponse;
+import io.cohort.raft.CohortRaftNode;
 import io.cohort.raft.Directories;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
@@ -213,6 +214,14 @@ final class LeaderPathWarmup {
             }
             Directories.deleteRecursively(dir);
         }
+    }
+
+    /**
+     * What a warm-up of {@code node} holds its calls for: the replay of the log its replicas held at
+     * start when it is {@value #HOLD_FOR_REPLAY_MIN_ENTRIES} entries or more, else null (nothing).
+     */
+    static Future<?> replayToHoldFor(CohortRaftNode node) {
+        return node.startupReplayEntries() >= HOLD_FOR_REPLAY_MIN_ENTRIES ? node.startupReplayApplied() : null;
     }
 
     /**

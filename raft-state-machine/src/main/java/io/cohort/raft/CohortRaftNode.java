@@ -260,18 +260,18 @@ public final class CohortRaftNode implements AutoCloseable {
     private void watchStartupReplay(long startNanos) {
         List<StartupReplay.Span> spans = new ArrayList<>();
         for (int p : hostedPartitions()) {
-            spans.add(new StartupReplay.Span(p, status(p).appliedIndex(), lastLogIndex(p)));
+            spans.add(new StartupReplay.Span(p, appliedIndex(p), lastLogIndex(p)));
         }
         StartupReplay replay = new StartupReplay(nodeId, spans, startNanos);
         startupReplay = replay;
-        if (replay.check(p -> status(p).appliedIndex(), System.nanoTime())) {
+        if (replay.check(this::appliedIndex, System.nanoTime())) {
             return;
         }
         AtomicReference<ScheduledFuture<?>> poll = new AtomicReference<>();
         poll.set(timerScheduler.scheduleWithFixedDelay(() -> {
             ScheduledFuture<?> self = poll.get();
             // Null only if the first check ran before the schedule returned: the next one cancels.
-            if (replay.check(p -> status(p).appliedIndex(), System.nanoTime()) && self != null) {
+            if (replay.check(this::appliedIndex, System.nanoTime()) && self != null) {
                 self.cancel(false);
             }
         }, STARTUP_REPLAY_CHECK_INTERVAL_MS, STARTUP_REPLAY_CHECK_INTERVAL_MS, TimeUnit.MILLISECONDS));
@@ -905,6 +905,15 @@ public final class CohortRaftNode implements AutoCloseable {
             return new PartitionStatus(partition, spec().raftGroupId(partition).getUuid().toString(),
                     hosts(partition) ? -1 : leaders.get(partition), -1, false,
                     false, -1, -1, -1, List.of());
+        }
+    }
+
+    /** The last index this node's replica of {@code partition} applied, or -1 if it cannot tell. */
+    private long appliedIndex(int partition) {
+        try {
+            return division(partition).getInfo().getLastAppliedIndex();
+        } catch (IOException | RuntimeException e) {
+            return -1;
         }
     }
 

@@ -1,10 +1,7 @@
 package io.cohort.raft;
 
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntToLongFunction;
@@ -36,15 +33,16 @@ final class StartupReplay {
 
     /** One replica at start: applied up to {@code appliedIndex} (its snapshot), its log up to {@code lastIndex}. */
     record Span(int partition, long appliedIndex, long lastIndex) {
-        boolean isEmpty() {
-            return lastIndex <= appliedIndex;
+        /** Entries to apply: 0 when the snapshot covers the log (or the replica could not tell). */
+        long entries() {
+            return Math.max(0, lastIndex - appliedIndex);
         }
     }
 
     private final int nodeId;
     private final long startNanos;
-    /** The replicas still applying, by partition; emptied as they finish. Touched by {@link #check} only. */
-    private final Map<Integer, Span> pending = new LinkedHashMap<>();
+    /** The replicas still applying; emptied as they finish. Touched by {@link #check} only. */
+    private final List<Span> pending = new ArrayList<>();
     private final List<Span> spans;
     private final CompletableFuture<Void> applied = new CompletableFuture<>();
 
@@ -57,8 +55,8 @@ final class StartupReplay {
         this.startNanos = startNanos;
         this.spans = List.copyOf(spans);
         for (Span span : spans) {
-            if (!span.isEmpty()) {
-                pending.put(span.partition(), span);
+            if (span.entries() > 0) {
+                pending.add(span);
             }
         }
     }
@@ -77,7 +75,7 @@ final class StartupReplay {
         if (applied.isDone()) {
             return true;
         }
-        pending.values().removeIf(span -> {
+        pending.removeIf(span -> {
             long index = appliedIndex.applyAsLong(span.partition());
             return index < 0 || index >= span.lastIndex();
         });
@@ -87,7 +85,7 @@ final class StartupReplay {
         long elapsedMs = TimeUnit.NANOSECONDS.toMillis(nowNanos - startNanos);
         List<String> replayed = new ArrayList<>();
         for (Span span : spans) {
-            if (!span.isEmpty()) {
+            if (span.entries() > 0) {
                 replayed.add("partition " + span.partition() + ": " + (span.appliedIndex() + 1) + " to "
                         + span.lastIndex());
             }
@@ -109,15 +107,11 @@ final class StartupReplay {
 
     /** Entries to apply at start, over every replica: the sum of the spans. */
     long entries() {
-        long entries = 0;
-        for (Span span : spans) {
-            entries += span.isEmpty() ? 0 : span.lastIndex() - span.appliedIndex();
-        }
-        return entries;
+        return spans.stream().mapToLong(Span::entries).sum();
     }
 
     /** The spans recorded at start, in partition order (for tests). */
     List<Span> spans() {
-        return Collections.unmodifiableList(spans);
+        return spans;
     }
 }
