@@ -170,7 +170,7 @@ public final class CohortServer implements AutoCloseable {
                     presented == null ? () -> Principals.ANONYMOUS : () -> principals.principalOf(presented.certificate()));
             // I/O threads: two per core, as gRPC's shared default that the limited channel replaces.
             connections = new ClientPortConnections(config.nodeId(), config.connectionLimits(), RPC_THREADS);
-            metrics.registerConnections(List.of(connections.budget(), node.raftConnections()));
+            metrics.registerConnections(List.of(connections.budget(), node.raftPort().connections()));
             InetSocketAddress clientAddress = new InetSocketAddress(self.host(), self.clientPort());
             Server grpcServer = config.rpcThreads().applyTo(connections.apply(tls == null
                             ? NettyServerBuilder.forAddress(clientAddress)

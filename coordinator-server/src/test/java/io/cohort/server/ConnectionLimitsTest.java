@@ -71,9 +71,9 @@ class ConnectionLimitsTest {
         await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
                 assertThat(sockets).allMatch(ConnectionLimitsTest::closedByPeer));
         assertThat(server.clientConnections().refused()).isGreaterThanOrEqualTo(PER_PORT - LIMIT);
-        assertThat(server.node().raftConnections().refused()).isGreaterThanOrEqualTo(PER_PORT - LIMIT);
+        assertThat(server.node().raftPort().connections().refused()).isGreaterThanOrEqualTo(PER_PORT - LIMIT);
         await().atMost(Duration.ofSeconds(10)).until(() -> server.clientConnections().open() == 0
-                && server.node().raftConnections().open() == 0);
+                && server.node().raftPort().connections().open() == 0);
 
         ManagedChannel channel = Grpc.newChannelBuilderForAddress("127.0.0.1", server.clientPort(),
                 InsecureChannelCredentials.create()).build();

@@ -6,9 +6,6 @@ import io.cohort.core.shard.GroupCoordinatorShard;
 import io.cohort.core.shard.Result;
 import io.cohort.core.shard.TimerOp;
 import io.cohort.core.topic.TopicRegistry;
-import io.cohort.raft.net.ConnectionBudget;
-import io.cohort.raft.net.ConnectionLimits;
-import io.cohort.raft.net.RaftPortConnections;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,25 +20,19 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
-import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
 import org.apache.ratis.protocol.ClientId;
-import org.apache.ratis.protocol.GroupManagementRequest;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
-import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.slf4j.Logger;
@@ -77,24 +68,20 @@ public final class CohortRaftNode implements AutoCloseable {
     private final PartitionListener listener;
     private final RaftPeerId selfId;
     private final ClientId clientId = ClientId.randomId();
-    private final AtomicLong adminCallIds = new AtomicLong();
     private final HostedReplicas replicas;
     /** Replicas created and released at runtime (replica moves). */
     private final ReplicaLifecycle lifecycle;
-    private final PartitionStateMachine.Hooks hooks = new Hooks();
+    /** Ratis events of every partition, routed to the proposer, the timers and the listener. */
+    private final PartitionStateMachine.Hooks hooks = new RaftEventRouter(this);
     private final AtomicIntegerArray leaders;
     private final ScheduledExecutorService timerScheduler;
     /** Wakes proposers whose linger ran out; its own thread, so group timers never delay a commit. */
     private final ScheduledExecutorService lingerTimer;
-    private final RaftPortGuard raftPortGuard;
-    /** Null without TLS on the Raft port. */
-    private final RaftTls raftTls;
+    private final RaftPort raftPort;
     private final RaftServer server;
+    private final LocalRaftCalls raftCalls;
     private final StorageWatch storageWatch;
     private final LeaderBalancer leaderBalancer;
-    private final ConnectionBudget raftConnections;
-    /** The Raft port's bounds and I/O threads; null when connections are unbounded. */
-    private final RaftPortConnections raftPortConnections;
     private final MembershipChanges changes;
     private final MembershipView view;
     /** Null with raft.election.on.leader.exit=false. */
@@ -102,7 +89,7 @@ public final class CohortRaftNode implements AutoCloseable {
     /** Set once the Raft server started: what each replica had to apply from its own log. */
     private volatile StartupReplay startupReplay;
 
-    private CohortRaftNode(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning, RaftPortOptions raftPort,
+    private CohortRaftNode(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning, RaftPortOptions raftPortOptions,
                            PartitionListener listener, boolean joining) throws IOException {
         this.nodeId = nodeId;
         this.joining = joining;
@@ -130,27 +117,11 @@ public final class CohortRaftNode implements AutoCloseable {
             stateMachines[p] = newStateMachine(p);
             replicas.registerStateMachine(spec.raftGroupId(p), stateMachines[p]);
         }
-        this.raftTls = RaftTls.open(raftPort.tls());
-        this.raftPortGuard = new RaftPortGuard(spec.peers(), raftTls != null);
         this.changes = new MembershipChanges(this);
         this.leaderBalancer = new LeaderBalancer(this, tuning, partitions);
         RaftProperties properties = RaftServerProperties.of(dataDir, spec.peer(nodeId), tuning);
         Parameters parameters = new Parameters();
-        // One customizer slot in Ratis: the connection bounds, then the guard, on every server it builds.
-        ConnectionLimits connectionLimits = raftPort.connectionLimits();
-        if (connectionLimits == null) {
-            this.raftConnections = new ConnectionBudget("raft", Integer.MAX_VALUE);
-            this.raftPortConnections = null;
-            GrpcConfigKeys.Server.setServicesCustomizer(parameters, raftPortGuard);
-        } else {
-            this.raftPortConnections = RaftPortConnections.install(properties, parameters, connectionLimits,
-                    raftPortGuard);
-            this.raftConnections = raftPortConnections.budget();
-        }
-        // TLS is Ratis's own (GrpcTlsConfig): the SSL handler sits under the customizer's bounds and guard.
-        if (raftTls != null) {
-            raftTls.configure(parameters);
-        }
+        this.raftPort = RaftPort.install(raftPortOptions, spec.peers(), properties, parameters);
         this.server = RaftServer.newBuilder()
                 .setServerId(selfId)
                 .setProperties(properties)
@@ -164,6 +135,7 @@ public final class CohortRaftNode implements AutoCloseable {
                     return stateMachine;
                 })
                 .build();
+        this.raftCalls = new LocalRaftCalls(server, clientId, selfId);
         this.leaderExitElection = tuning.electionOnLeaderExit() ? new LeaderExitElection(this) : null;
         for (int p = 0; p < partitions; p++) {
             if (stateMachines[p] != null) {
@@ -337,8 +309,7 @@ public final class CohortRaftNode implements AutoCloseable {
                 LOG.info("node {}: replica of partition {} created empty, waiting to be added", nodeId, p);
                 replicas.noteLogRead(p, -1); // no history of its own: only what its leader sends
             }
-            RaftClientReply reply = server.groupManagement(GroupManagementRequest.newAdd(clientId, selfId,
-                    adminCallIds.incrementAndGet(), group, true));
+            RaftClientReply reply = raftCalls.addGroup(group, true);
             if (!reply.isSuccess()) {
                 throw new IOException("could not create the replica of partition " + p + ": " + reply.getException());
             }
@@ -390,7 +361,7 @@ public final class CohortRaftNode implements AutoCloseable {
             } catch (IOException e) {
                 return;
             }
-            view.refresh(division.getRaftConf(), division.getInfo().isAlive(), raftPortGuard::updatePeers);
+            view.refresh(division.getRaftConf(), division.getInfo().isAlive(), raftPort::updatePeers);
         } catch (RuntimeException e) {
             LOG.warn("node {}: reading the membership failed", nodeId, e);
         }
@@ -429,13 +400,8 @@ public final class CohortRaftNode implements AutoCloseable {
                 return existing != null && existing.getClientAddress() != null
                         && !existing.getClientAddress().isBlank() ? existing : Membership.raftPeer(address);
             };
-            org.apache.ratis.protocol.SetConfigurationRequest.Arguments arguments =
-                    org.apache.ratis.protocol.SetConfigurationRequest.Arguments.newBuilder()
-                            .setServersInNewConf(voters.stream().map(peerOf).toList())
-                            .setListenersInNewConf(listeners.stream().map(peerOf).toList())
-                            .build();
-            return server.setConfigurationAsync(new org.apache.ratis.protocol.SetConfigurationRequest(clientId,
-                    selfId, spec().raftGroupId(partition), adminCallIds.incrementAndGet(), arguments));
+            return raftCalls.setConfiguration(spec().raftGroupId(partition), voters.stream().map(peerOf).toList(),
+                    listeners.stream().map(peerOf).toList());
         } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -537,8 +503,46 @@ public final class CohortRaftNode implements AutoCloseable {
         return selfId;
     }
 
-    long nextAdminCallId() {
-        return adminCallIds.incrementAndGet();
+    LocalRaftCalls raftCalls() {
+        return raftCalls;
+    }
+
+    // ---- for RaftEventRouter ----
+
+    /** This node's replica of {@code partition}, or null. */
+    HostedReplicas.Replica replica(int partition) {
+        return replicas.get(partition);
+    }
+
+    /** Records the leader Ratis named for {@code partition} (-1: none). */
+    void noteLeader(int partition, int leader) {
+        leaders.set(partition, leader);
+    }
+
+    /** Stops naming this node the leader of {@code partition} (it stepped down; the next is not known yet). */
+    void forgetSelfAsLeader(int partition) {
+        leaders.compareAndSet(partition, nodeId, -1);
+    }
+
+    LeaderBalancer leaderBalancer() {
+        return leaderBalancer;
+    }
+
+    ReplicaLifecycle lifecycle() {
+        return lifecycle;
+    }
+
+    MembershipView membershipView() {
+        return view;
+    }
+
+    StorageWatch storageWatch() {
+        return storageWatch;
+    }
+
+    /** Runs {@code task} on the node's timer thread (off a Ratis thread that must not block). */
+    void runOnTimerThread(Runnable task) {
+        timerScheduler.execute(task);
     }
 
     Path dataDir() {
@@ -763,22 +767,7 @@ public final class CohortRaftNode implements AutoCloseable {
                 result.completeExceptionally(e);
             }
         });
-        RaftClientRequest request = RaftClientRequest.newBuilder()
-                .setClientId(clientId)
-                .setServerId(selfId)
-                .setGroupId(spec().raftGroupId(partition))
-                .setCallId(adminCallIds.incrementAndGet())
-                .setMessage(message)
-                .setType(RaftClientRequest.readRequestType())
-                .setTimeoutMs(tuning.readTimeoutMs())
-                .build();
-        CompletableFuture<RaftClientReply> reply;
-        try {
-            reply = server.submitClientRequestAsync(request);
-        } catch (IOException e) {
-            reply = CompletableFuture.failedFuture(e);
-        }
-        reply.whenComplete((r, error) -> {
+        raftCalls.read(spec().raftGroupId(partition), message, tuning.readTimeoutMs()).whenComplete((r, error) -> {
             if (result.isDone()) {
                 return;
             }
@@ -792,30 +781,9 @@ public final class CohortRaftNode implements AutoCloseable {
         return result;
     }
 
-    /** Calls refused on the Raft port since start: Ratis's client or admin services, or a non-peer address. */
-    public long raftPortRefusedCalls() {
-        return raftPortGuard.refusedCalls();
-    }
-
-    /** Whether the Raft port speaks mutual TLS. */
-    public boolean raftTlsEnabled() {
-        return raftTls != null;
-    }
-
-    /**
-     * Certificates refused by the Raft port's TLS since start (0 without TLS): a caller's (not
-     * signed by the peer CA, or expired).
-     */
-    public long raftTlsRefusedCallerCertificates() {
-        return raftTls == null ? 0 : raftTls.refusedCallerCertificates();
-    }
-
-    /**
-     * Certificates refused since start (0 without TLS) of peers this node called: not signed by the
-     * peer CA, expired, or not naming the host dialled.
-     */
-    public long raftTlsRefusedPeerCertificates() {
-        return raftTls == null ? 0 : raftTls.refusedPeerCertificates();
+    /** The Raft port's guard, bounds and TLS, and what they refused since start. */
+    public RaftPort raftPort() {
+        return raftPort;
     }
 
     /** The client id this node's proposals carry: the only writer its partitions accept. */
@@ -842,21 +810,7 @@ public final class CohortRaftNode implements AutoCloseable {
      * cut off). Leader only. Used to acknowledge ACL changes only once every node knows them committed.
      */
     public CompletableFuture<RaftClientReply> watchAllCommitted(int partition, long index, long timeoutMs) {
-        RaftClientRequest request = RaftClientRequest.newBuilder()
-                .setClientId(clientId)
-                .setServerId(selfId)
-                .setGroupId(spec().raftGroupId(partition))
-                .setCallId(adminCallIds.incrementAndGet())
-                .setMessage(Message.EMPTY)
-                .setType(RaftClientRequest.watchRequestType(index,
-                        org.apache.ratis.proto.RaftProtos.ReplicationLevel.ALL_COMMITTED))
-                .setTimeoutMs(timeoutMs)
-                .build();
-        try {
-            return server.submitClientRequestAsync(request).orTimeout(timeoutMs, java.util.concurrent.TimeUnit.MILLISECONDS);
-        } catch (IOException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        return raftCalls.watchAllCommitted(spec().raftGroupId(partition), index, timeoutMs);
     }
 
     /** Asks the leader of {@code partition} (this node) to hand leadership to {@code targetNodeId}. */
@@ -868,43 +822,19 @@ public final class CohortRaftNode implements AutoCloseable {
     CompletableFuture<RaftClientReply> requestTransfer(int partition, int targetNodeId, long timeoutMs)
             throws IOException {
         RaftPeerId target = targetNodeId < 0 ? null : RaftPeerId.valueOf(spec().peer(targetNodeId).peerId());
-        return server.transferLeadershipAsync(new TransferLeadershipRequest(clientId, selfId,
-                spec().raftGroupId(partition), adminCallIds.incrementAndGet(), target, timeoutMs));
+        return raftCalls.transferLeadership(spec().raftGroupId(partition), target, timeoutMs);
     }
 
     /** This node's view of one partition (for ClusterStatus and tests). */
     public PartitionStatus status(int partition) {
+        String groupUuid = spec().raftGroupId(partition).getUuid().toString();
         try {
             RaftServer.Division division = division(partition);
-            DivisionInfo info = division.getInfo();
-            List<PartitionStatus.Replica> replicas = new ArrayList<>();
-            if (info.isLeader()) {
-                List<ServerRpcProto> followers = info.getRoleInfoProto().getLeaderInfo().getFollowerInfoList();
-                // Null when this division stopped leading since isLeader() above (a step-down race).
-                long[] matchIndices = info.getFollowerMatchIndices();
-                long[] nextIndices = info.getFollowerNextIndices();
-                int known = matchIndices == null || nextIndices == null ? 0
-                        : Math.min(matchIndices.length, nextIndices.length);
-                long commitIndex = division.getRaftLog().getLastCommittedIndex();
-                for (int i = 0; i < followers.size() && i < known; i++) {
-                    String peer = followers.get(i).getId().getId().toStringUtf8();
-                    replicas.add(new PartitionStatus.Replica(Integer.parseInt(peer.substring(1)), matchIndices[i],
-                            nextIndices[i], Math.max(0, commitIndex - matchIndices[i]),
-                            followers.get(i).getLastRpcElapsedTimeMs()));
-                }
-            }
-            PartitionStateMachine stateMachine = hostedStateMachine(partition);
-            long snapshotIndex = stateMachine.getLatestSnapshot() == null ? -1
-                    : stateMachine.getLatestSnapshot().getIndex();
-            return new PartitionStatus(partition, spec().raftGroupId(partition).getUuid().toString(),
-                    leaders.get(partition), info.getCurrentTerm(), info.isLeader(), info.isLeaderReady(),
-                    division.getRaftLog().getLastCommittedIndex(), info.getLastAppliedIndex(), snapshotIndex,
-                    info.getCurrentRole() == RaftPeerRole.LEADER ? replicas : List.of());
+            return PartitionStatus.read(partition, groupUuid, leaders.get(partition), division,
+                    hostedStateMachine(partition).getLatestSnapshot());
         } catch (IOException | RuntimeException e) {
             // Also a replica Ratis is still initializing (created for a move: "log is uninitialized").
-            return new PartitionStatus(partition, spec().raftGroupId(partition).getUuid().toString(),
-                    hosts(partition) ? -1 : leaders.get(partition), -1, false,
-                    false, -1, -1, -1, List.of());
+            return PartitionStatus.unknown(partition, groupUuid, hosts(partition) ? -1 : leaders.get(partition));
         }
     }
 
@@ -1017,117 +947,8 @@ public final class CohortRaftNode implements AutoCloseable {
         try {
             server.close();
         } finally {
-            if (raftPortConnections != null) {
-                raftPortConnections.close();
-            }
+            raftPort.close();
         }
     }
 
-    private static int nodeIdOf(RaftPeerId peerId) {
-        if (peerId == null) {
-            return -1;
-        }
-        String id = peerId.toString();
-        try {
-            return id.startsWith("n") ? Integer.parseInt(id.substring(1)) : -1;
-        } catch (NumberFormatException e) {
-            return -1;
-        }
-    }
-
-    /** Ratis events of every partition, routed to the proposer, the timers and the listener. */
-    /** The Raft port's open and refused connections. */
-    public ConnectionBudget raftConnections() {
-        return raftConnections;
-    }
-
-    private final class Hooks implements PartitionStateMachine.Hooks {
-        @Override
-        public void onApplied(int partition, long index, ClientId entryClientId, long entryCallId,
-                              List<Result> results) {
-            HostedReplicas.Replica replica = replicas.get(partition);
-            if (replica == null) {
-                // Released meanwhile (moved to other nodes): nothing here waits for it.
-                return;
-            }
-            if (clientId.equals(entryClientId)) {
-                replica.proposer().onApplied(entryCallId, results);
-            }
-            LeaderTimers partitionTimers = replica.timers();
-            if (partitionTimers.isActive()) {
-                for (Result result : results) {
-                    partitionTimers.apply(result.timers());
-                }
-            }
-            listener.onApplied(partition, results);
-        }
-
-        @Override
-        public void onLeaderChanged(int partition, RaftPeerId leaderId) {
-            int leader = nodeIdOf(leaderId);
-            leaders.set(partition, leader);
-            HostedReplicas.Replica replica = replicas.get(partition);
-            if (leader != nodeId && replica != null) {
-                replica.timers().deactivate();
-            }
-            listener.onLeaderChanged(partition, leader);
-        }
-
-        @Override
-        public void onLeaderReady(int partition) {
-            leaderBalancer.onLeaderReady(partition, System.currentTimeMillis());
-            // Arm every timer the replicated state implies; members get a fresh session to find us.
-            HostedReplicas.Replica replica = replicas.get(partition);
-            if (replica == null) {
-                return;
-            }
-            replica.timers().activate(replica.stateMachine().shard().onLeaderReady(System.currentTimeMillis()));
-            LOG.info("node {}: leader-ready for partition {}", nodeId, partition);
-            listener.onLeaderReady(partition);
-        }
-
-        @Override
-        public void onNotLeader(int partition) {
-            HostedReplicas.Replica replica = replicas.get(partition);
-            if (replica != null) {
-                replica.timers().deactivate();
-            }
-            // Until Ratis names the next leader, this node must not route clients to itself.
-            leaders.compareAndSet(partition, nodeId, -1);
-            LOG.info("node {}: stepped down from partition {}", nodeId, partition);
-            listener.onStepDown(partition);
-        }
-
-        @Override
-        public void onRemovedFromGroup(int partition) {
-            if (partition != 0) {
-                // A move took it away (released), or a member's replica closed for a moment (opened
-                // again): decided off Ratis's thread (ReplicaLifecycle.releaseMoved), before the
-                // storage watch takes the closed replica for a failed disk.
-                lifecycle.onShutDownByRatis(partition);
-                timerScheduler.execute(CohortRaftNode.this::releaseMovedReplicas);
-                return;
-            }
-            Membership now;
-            try {
-                now = groupMembership(0).orElse(null);
-            } catch (RuntimeException e) {
-                now = null;
-            }
-            if (view.onReplicaOfPartitionZeroClosed(now, System.currentTimeMillis())
-                    == MembershipView.ClosedReplica.REOPEN) {
-                // Off Ratis's election thread, which is still finishing the close.
-                timerScheduler.execute(() -> {
-                    if (lifecycle.reopen(0)) {
-                        view.onReplicaOfPartitionZeroReopened(System.currentTimeMillis());
-                    }
-                });
-            }
-        }
-
-        @Override
-        public void onStorageFailed(int partition, String what, Throwable cause) {
-            storageWatch.report("the " + what + " of partition " + partition + " could not be written", cause);
-        }
-    }
 }

@@ -9,7 +9,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
-import org.apache.ratis.protocol.GroupManagementRequest;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -65,8 +64,7 @@ final class ReplicaLifecycle {
             return node.hosts(partition);
         }
         try {
-            RaftClientReply removed = node.raftServer().groupManagement(GroupManagementRequest.newRemove(
-                    node.clientId(), node.selfId(), node.nextAdminCallId(), groupId, false, false));
+            RaftClientReply removed = node.raftCalls().removeGroup(groupId, false);
             if (!removed.isSuccess()) {
                 LOG.warn("node {}: could not take the closed replica of partition {} out of Ratis to open it again: {}",
                         nodeId, partition, String.valueOf(removed.getException()));
@@ -79,8 +77,7 @@ final class ReplicaLifecycle {
                 retire(old, "node " + nodeId + "'s replica of partition " + partition
                         + " was closed and is opening again");
             }
-            RaftClientReply added = node.raftServer().groupManagement(GroupManagementRequest.newAdd(node.clientId(),
-                    node.selfId(), node.nextAdminCallId(), RaftGroup.valueOf(groupId, List.of()), false));
+            RaftClientReply added = node.raftCalls().addGroup(RaftGroup.valueOf(groupId, List.of()), false);
             if (!added.isSuccess()) {
                 LOG.error("node {}: could not open its replica of partition {} again: {}", nodeId, partition,
                         String.valueOf(added.getException()));
@@ -132,8 +129,7 @@ final class ReplicaLifecycle {
         // No history of its own to read after a restart (newestConfListingThisNode): what its log
         // will hold is its leader's, whose old configurations may list this node from an earlier stay.
         replicas.noteLogRead(partition, -1);
-        RaftClientReply reply = node.raftServer().groupManagement(GroupManagementRequest.newAdd(node.clientId(), node.selfId(),
-                node.nextAdminCallId(), RaftGroup.valueOf(groupId, List.of()), true));
+        RaftClientReply reply = node.raftCalls().addGroup(RaftGroup.valueOf(groupId, List.of()), true);
         if (!reply.isSuccess()) {
             replicas.clear(partition, groupId);
             replica.proposer().close();
@@ -330,8 +326,7 @@ final class ReplicaLifecycle {
         retire(replica, "partition " + partition + " moved to nodes " + groupNow + "; node " + nodeId
                 + " holds no replica of it any more");
         try {
-            RaftClientReply reply = node.raftServer().groupManagement(GroupManagementRequest.newRemove(
-                    node.clientId(), node.selfId(), node.nextAdminCallId(), groupId, true, false));
+            RaftClientReply reply = node.raftCalls().removeGroup(groupId, true);
             if (!reply.isSuccess()) {
                 LOG.info("node {}: Ratis did not remove partition {}'s group ({}); deleting its directory", nodeId,
                         partition, String.valueOf(reply.getException()));

@@ -84,15 +84,15 @@ class RaftMutualTlsTest {
                 assertThat(cluster.node(2).stateMachine(p).lastAppliedIndex()).isPositive();
             }
             for (CohortRaftNode node : cluster.runningNodes()) {
-                assertThat(node.raftTlsEnabled()).isTrue();
-                assertThat(node.raftTlsRefusedCallerCertificates()).isZero();
-                assertThat(node.raftTlsRefusedPeerCertificates()).isZero();
-                assertThat(node.raftPortRefusedCalls()).isZero();
+                assertThat(node.raftPort().tlsEnabled()).isTrue();
+                assertThat(node.raftPort().refusedCallerCertificates()).isZero();
+                assertThat(node.raftPort().refusedPeerCertificates()).isZero();
+                assertThat(node.raftPort().refusedCalls()).isZero();
             }
             // The port speaks TLS only: a plaintext call from a peer's address never reaches the guard or Ratis.
             StatusRuntimeException plaintext = requestVote(cluster.spec.peer(0), null, caFile);
             assertThat(plaintext.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
-            assertThat(cluster.node(0).raftPortRefusedCalls()).isZero();
+            assertThat(cluster.node(0).raftPort().refusedCalls()).isZero();
         }
     }
 
@@ -111,9 +111,9 @@ class RaftMutualTlsTest {
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
                 for (int id = 0; id < 2; id++) {
                     // Its calls to them (votes: its client certificate) and theirs to it (appends: its server's).
-                    assertThat(cluster.node(id).raftTlsRefusedCallerCertificates()).as("node %d, callers", id)
+                    assertThat(cluster.node(id).raftPort().refusedCallerCertificates()).as("node %d, callers", id)
                             .isPositive();
-                    assertThat(cluster.node(id).raftTlsRefusedPeerCertificates()).as("node %d, peers", id)
+                    assertThat(cluster.node(id).raftPort().refusedPeerCertificates()).as("node %d, peers", id)
                             .isPositive();
                 }
             });
@@ -208,7 +208,7 @@ class RaftMutualTlsTest {
             StatusRuntimeException reachedRatis = requestVote(target, peerHost, caFile);
             assertThat(reachedRatis.getStatus().getCode()).isNotEqualTo(Status.Code.PERMISSION_DENIED)
                     .isNotEqualTo(Status.Code.UNAVAILABLE);
-            assertThat(cluster.node(0).raftPortRefusedCalls()).isEqualTo(1);
+            assertThat(cluster.node(0).raftPort().refusedCalls()).isEqualTo(1);
         }
     }
 

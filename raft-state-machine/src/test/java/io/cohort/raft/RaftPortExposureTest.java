@@ -97,7 +97,7 @@ class RaftPortExposureTest {
             // From a peer's address the same (malformed) call reaches Ratis, which answers it its own way.
             StatusRuntimeException fromPeerAddress = requestVote(target, new InetSocketAddress("127.0.0.1", 0));
             assertThat(fromPeerAddress.getStatus().getCode()).isNotEqualTo(Status.Code.PERMISSION_DENIED);
-            assertThat(cluster.node(0).raftPortRefusedCalls()).isEqualTo(1);
+            assertThat(cluster.node(0).raftPort().refusedCalls()).isEqualTo(1);
             cluster.submitToLeader(0, Commands.simpleCommit("g", "t", 0, 1));
         }
     }

@@ -174,7 +174,7 @@ public final class NodeMetrics {
                 .name("cohort_raft_port_refused_calls_total")
                 .help("Calls refused on the Raft port since the node started: Ratis's client or admin services,"
                         + " or a caller whose address is not a configured peer's")
-                .callback(cb -> cb.call(node.raftPortRefusedCalls()))
+                .callback(cb -> cb.call(node.raftPort().refusedCalls()))
                 .register(registry);
         CounterWithCallback.builder()
                 .name("cohort_raft_tls_refused_certificates_total")
@@ -183,8 +183,8 @@ public final class NodeMetrics {
                         + " Raft port, side=peer: presented by a peer this node called; 0 without TLS")
                 .labelNames("side")
                 .callback(cb -> {
-                    cb.call(node.raftTlsRefusedCallerCertificates(), "caller");
-                    cb.call(node.raftTlsRefusedPeerCertificates(), "peer");
+                    cb.call(node.raftPort().refusedCallerCertificates(), "caller");
+                    cb.call(node.raftPort().refusedPeerCertificates(), "peer");
                 })
                 .register(registry);
     }
