@@ -1,7 +1,6 @@
 package io.cohort.client;
 
 import io.cohort.api.v1.ClusterAdminGrpc;
-import io.cohort.api.v1.ClusterStatusRequest;
 import io.cohort.api.v1.ClusterStatusResponse;
 import io.cohort.api.v1.DeleteGroupsRequest;
 import io.cohort.api.v1.DeleteGroupsResponse;
@@ -27,15 +26,12 @@ import io.cohort.api.v1.OffsetFetchResponse;
 import io.cohort.api.v1.ReadConsistency;
 import io.cohort.api.v1.SyncGroupRequest;
 import io.cohort.api.v1.SyncGroupResponse;
-import io.cohort.api.v1.TransferLeadershipRequest;
-import io.cohort.api.v1.TransferLeadershipResponse;
 import io.cohort.client.ClusterRouter.Routing;
 import io.cohort.client.ClusterRouter.StubCall;
 import io.cohort.client.internal.Backoff;
 import io.cohort.client.internal.Endpoint;
 import io.cohort.client.internal.TlsDiagnosis;
 import io.grpc.ManagedChannel;
-import io.grpc.StatusRuntimeException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -84,12 +80,6 @@ public final class CohortClient implements AutoCloseable {
      * metadata each are about 41 MB.
      */
     public static final int DEFAULT_MAX_INBOUND_MESSAGE_BYTES = 256 << 20;
-    /**
-     * The partition whose log holds the cluster's own state (ACLs, the topic registry, the
-     * membership): changes to it are carried out by its leader, so the client sends them there.
-     */
-    private static final int CLUSTER_STATE_PARTITION = 0;
-
     private final String clientId;
     private final Duration requestTimeout;
     private final Duration apiTimeout;
@@ -98,6 +88,8 @@ public final class CohortClient implements AutoCloseable {
     private final ClusterRouter router;
     /** The consumer protocol's calls (KIP-848), kept apart from the classic ones. */
     private final ConsumerGroupCalls consumerGroups = new ConsumerGroupCalls(this);
+    /** ACLs, topics, group settings, membership and leadership: sent to partition 0's leader or any node. */
+    private final ClusterAdminCalls admin;
 
     private CohortClient(Builder builder) {
         this.clientId = builder.clientId;
@@ -107,6 +99,7 @@ public final class CohortClient implements AutoCloseable {
         this.router = new ClusterRouter(builder.bootstrap, builder.clientId, requestTimeout, apiTimeout, backoff,
                 builder.maxInboundMessageBytes, new TlsDiagnosis.ClientTls(builder.caCert, builder.cert, builder.key),
                 builder.bearerToken);
+        this.admin = new ClusterAdminCalls(this, router);
     }
 
     public static Builder builder() {
@@ -390,12 +383,7 @@ public final class CohortClient implements AutoCloseable {
 
     /** The cluster as some node sees it (the first that answers). */
     public ClusterStatusResponse clusterStatus(boolean includeStateDigest) {
-        ClusterStatusRequest request = ClusterStatusRequest.newBuilder().setIncludeStateDigest(includeStateDigest).build();
-        ClusterStatusResponse response = anyNodeCall(endpoint -> ClusterAdminGrpc.newBlockingStub(channel(endpoint))
-                .withDeadlineAfter(requestTimeout.toMillis(), TimeUnit.MILLISECONDS).clusterStatus(request),
-                "asking for the cluster status");
-        throwIfError(response.getErrorCode(), response.getErrorMessage(), "asking for the cluster status");
-        return response;
+        return admin.clusterStatus(includeStateDigest);
     }
 
     /**
@@ -404,39 +392,17 @@ public final class CohortClient implements AutoCloseable {
      * learned again, within the budget ({@code ClusterRouter.partitionLeaderCall}); any other error is thrown.
      */
     public io.cohort.api.v1.CreateAclsResponse createAcls(List<io.cohort.api.v1.AclBinding> acls) {
-        io.cohort.api.v1.CreateAclsRequest request = io.cohort.api.v1.CreateAclsRequest.newBuilder()
-                .addAllCreations(acls).build();
-        io.cohort.api.v1.CreateAclsResponse response = router.partitionLeaderCall(CLUSTER_STATE_PARTITION, endpoint -> {
-            io.cohort.api.v1.CreateAclsResponse r = ClusterAdminGrpc.newBlockingStub(channel(endpoint))
-                    .withDeadlineAfter(requestTimeout.toMillis() * 3, TimeUnit.MILLISECONDS).createAcls(request);
-            return routedElsewhere(r.getErrorCode()) ? null : r;
-        }, "adding ACLs");
-        throwIfError(response.getErrorCode(), response.getErrorMessage(), "adding ACLs");
-        return response;
+        return admin.createAcls(acls);
     }
 
     /** Removes the ACLs matching each filter (needs ALTER on the cluster); retried as {@link #createAcls}. */
     public io.cohort.api.v1.DeleteAclsResponse deleteAcls(List<io.cohort.api.v1.AclBindingFilter> filters) {
-        io.cohort.api.v1.DeleteAclsRequest request = io.cohort.api.v1.DeleteAclsRequest.newBuilder()
-                .addAllFilters(filters).build();
-        io.cohort.api.v1.DeleteAclsResponse response = router.partitionLeaderCall(CLUSTER_STATE_PARTITION, endpoint -> {
-            io.cohort.api.v1.DeleteAclsResponse r = ClusterAdminGrpc.newBlockingStub(channel(endpoint))
-                    .withDeadlineAfter(requestTimeout.toMillis() * 3, TimeUnit.MILLISECONDS).deleteAcls(request);
-            return routedElsewhere(r.getErrorCode()) ? null : r;
-        }, "removing ACLs");
-        throwIfError(response.getErrorCode(), response.getErrorMessage(), "removing ACLs");
-        return response;
+        return admin.deleteAcls(filters);
     }
 
     /** The ACLs matching {@code filter}, as the answering node has applied them (needs DESCRIBE on the cluster). */
     public List<io.cohort.api.v1.AclBinding> describeAcls(io.cohort.api.v1.AclBindingFilter filter) {
-        io.cohort.api.v1.DescribeAclsRequest request = io.cohort.api.v1.DescribeAclsRequest.newBuilder()
-                .setFilter(filter).build();
-        io.cohort.api.v1.DescribeAclsResponse response = anyNodeCall(endpoint -> ClusterAdminGrpc
-                .newBlockingStub(channel(endpoint)).withDeadlineAfter(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
-                .describeAcls(request), "listing ACLs");
-        throwIfError(response.getErrorCode(), response.getErrorMessage(), "listing ACLs");
-        return response.getAclsList();
+        return admin.describeAcls(filter);
     }
 
     // ---- topic registry (topics.proto): per-topic errors are in the results, not thrown ----
@@ -448,30 +414,18 @@ public final class CohortClient implements AutoCloseable {
      */
     public io.cohort.api.v1.CreateTopicsResponse createTopics(List<io.cohort.api.v1.CreateTopicsRequest.NewTopic> topics,
                                                              boolean validateOnly) {
-        io.cohort.api.v1.CreateTopicsRequest request = io.cohort.api.v1.CreateTopicsRequest.newBuilder()
-                .addAllTopics(topics).setValidateOnly(validateOnly).build();
-        return router.partitionLeaderCall(CLUSTER_STATE_PARTITION,
-                endpoint -> retryUnlessAnswered(adminStub(endpoint, 3).createTopics(request),
-                io.cohort.api.v1.CreateTopicsResponse::getResultsList), "creating topics");
+        return admin.createTopics(topics, validateOnly);
     }
 
     /** Raises topics' partition counts and sets their racks (needs ALTER on the cluster); as {@link #createTopics}. */
     public io.cohort.api.v1.AlterTopicsResponse alterTopics(List<io.cohort.api.v1.AlterTopicsRequest.TopicChange> topics,
                                                            boolean validateOnly) {
-        io.cohort.api.v1.AlterTopicsRequest request = io.cohort.api.v1.AlterTopicsRequest.newBuilder()
-                .addAllTopics(topics).setValidateOnly(validateOnly).build();
-        return router.partitionLeaderCall(CLUSTER_STATE_PARTITION,
-                endpoint -> retryUnlessAnswered(adminStub(endpoint, 3).alterTopics(request),
-                io.cohort.api.v1.AlterTopicsResponse::getResultsList), "changing topics");
+        return admin.alterTopics(topics, validateOnly);
     }
 
     /** Deletes topics from the registry (needs ALTER on the cluster); as {@link #createTopics}. */
     public io.cohort.api.v1.DeleteTopicsResponse deleteTopics(Collection<String> names) {
-        io.cohort.api.v1.DeleteTopicsRequest request = io.cohort.api.v1.DeleteTopicsRequest.newBuilder()
-                .addAllNames(names).build();
-        return router.partitionLeaderCall(CLUSTER_STATE_PARTITION,
-                endpoint -> retryUnlessAnswered(adminStub(endpoint, 3).deleteTopics(request),
-                io.cohort.api.v1.DeleteTopicsResponse::getResultsList), "deleting topics");
+        return admin.deleteTopics(names);
     }
 
     /**
@@ -479,33 +433,7 @@ public final class CohortClient implements AutoCloseable {
      * replica of partition 0 has applied them (needs DESCRIBE on the cluster).
      */
     public List<io.cohort.api.v1.TopicDescription> listTopics(Collection<String> names) {
-        io.cohort.api.v1.ListTopicsRequest request = io.cohort.api.v1.ListTopicsRequest.newBuilder()
-                .addAllNames(names).build();
-        io.cohort.api.v1.ListTopicsResponse response = anyNodeCall(endpoint -> adminStub(endpoint, 1)
-                .listTopics(request), "listing topics");
-        throwIfError(response.getErrorCode(), response.getErrorMessage(), "listing topics");
-        return response.getTopicsList();
-    }
-
-    private ClusterAdminGrpc.ClusterAdminBlockingStub adminStub(Endpoint endpoint, int requestTimeouts) {
-        return ClusterAdminGrpc.newBlockingStub(channel(endpoint))
-                .withDeadlineAfter(requestTimeout.toMillis() * requestTimeouts, TimeUnit.MILLISECONDS);
-    }
-
-    /**
-     * Whether an answer to a call for a partition's leader means "not here, or not now": no leader
-     * right now, or a node that does not lead the partition and did not forward the call.
-     */
-    private static boolean routedElsewhere(io.cohort.api.v1.ErrorCode code) {
-        return code == ErrorCode.COORDINATOR_NOT_AVAILABLE || code == ErrorCode.NOT_COORDINATOR;
-    }
-
-    /** Null (try another node) when every result is a routing error: the call reached no leader of partition 0. */
-    private static <R> R retryUnlessAnswered(R response, Function<R, List<io.cohort.api.v1.TopicResult>> results) {
-        List<io.cohort.api.v1.TopicResult> list = results.apply(response);
-        boolean unrouted = !list.isEmpty() && list.stream().allMatch(r -> routedElsewhere(r.getErrorCode())
-                || r.getErrorCode() == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
-        return unrouted ? null : response;
+        return admin.listTopics(names);
     }
 
     /**
@@ -513,15 +441,7 @@ public final class CohortClient implements AutoCloseable {
      * (UNKNOWN_SERVER_ERROR with the gRPC status as cause) if the node does not answer.
      */
     public ClusterStatusResponse clusterStatus(int nodeId, boolean includeStateDigest) {
-        Endpoint endpoint = router.nodeEndpoint(nodeId);
-        ClusterStatusRequest request = ClusterStatusRequest.newBuilder().setIncludeStateDigest(includeStateDigest).build();
-        try {
-            return ClusterAdminGrpc.newBlockingStub(channel(endpoint))
-                    .withDeadlineAfter(requestTimeout.toMillis(), TimeUnit.MILLISECONDS).clusterStatus(request);
-        } catch (StatusRuntimeException e) {
-            throw new CohortException(ErrorCode.UNKNOWN_SERVER_ERROR, "node " + nodeId + " at " + endpoint
-                    + " did not answer: " + e.getStatus().getCode(), e);
-        }
+        return admin.clusterStatus(nodeId, includeStateDigest);
     }
 
     /**
@@ -530,18 +450,7 @@ public final class CohortClient implements AutoCloseable {
      * not answer, or the node's error (e.g. CLUSTER_AUTHORIZATION_FAILED).
      */
     public io.cohort.api.v1.DescribeGroupConfigResponse describeGroupConfig(int nodeId) {
-        Endpoint endpoint = router.nodeEndpoint(nodeId);
-        io.cohort.api.v1.DescribeGroupConfigResponse response;
-        try {
-            response = ClusterAdminGrpc.newBlockingStub(channel(endpoint))
-                    .withDeadlineAfter(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
-                    .describeGroupConfig(io.cohort.api.v1.DescribeGroupConfigRequest.getDefaultInstance());
-        } catch (StatusRuntimeException e) {
-            throw new CohortException(ErrorCode.UNKNOWN_SERVER_ERROR, "node " + nodeId + " at " + endpoint
-                    + " did not answer: " + e.getStatus().getCode(), e);
-        }
-        throwIfError(response.getErrorCode(), response.getErrorMessage(), "reading the group settings of node " + nodeId);
-        return response;
+        return admin.describeGroupConfig(nodeId);
     }
 
     /**
@@ -552,17 +461,7 @@ public final class CohortClient implements AutoCloseable {
      * read log format 3), and INVALID_REQUEST for malformed settings (gRPC INVALID_ARGUMENT).
      */
     public io.cohort.api.v1.AlterGroupConfigResponse alterGroupConfig(Map<String, String> settings) {
-        io.cohort.api.v1.AlterGroupConfigRequest.Builder request = io.cohort.api.v1.AlterGroupConfigRequest.newBuilder();
-        settings.forEach((name, value) -> request.addEntries(io.cohort.api.v1.GroupConfigEntry.newBuilder()
-                .setName(name).setValue(value)));
-        io.cohort.api.v1.AlterGroupConfigResponse response = router.partitionLeaderCall(CLUSTER_STATE_PARTITION,
-                endpoint -> ClusterAdminGrpc
-                .newBlockingStub(channel(endpoint)).withDeadlineAfter(requestTimeout.toMillis() * 3, TimeUnit.MILLISECONDS)
-                .alterGroupConfig(request.build()), "changing group settings");
-        if (response.getPartitionsCount() == 0) {
-            throwIfError(response.getErrorCode(), response.getErrorMessage(), "changing group settings");
-        }
-        return response;
+        return admin.alterGroupConfig(settings);
     }
 
     /**
@@ -590,56 +489,22 @@ public final class CohortClient implements AutoCloseable {
      */
     public io.cohort.api.v1.MembershipChangeResponse addNode(int nodeId, String raftAddress, String clientAddress,
                                                             Duration timeout) {
-        io.cohort.api.v1.AddNodeRequest request = io.cohort.api.v1.AddNodeRequest.newBuilder().setNodeId(nodeId)
-                .setRaftAddress(raftAddress).setClientAddress(clientAddress).build();
-        return membershipChange(stub -> stub.addNode(request), timeout, "adding node " + nodeId);
+        return admin.addNode(nodeId, raftAddress, clientAddress, timeout);
     }
 
     /** Removes node {@code nodeId} from the cluster (RemoveNode); as {@link #addNode}. */
     public io.cohort.api.v1.MembershipChangeResponse removeNode(int nodeId, Duration timeout) {
-        io.cohort.api.v1.RemoveNodeRequest request = io.cohort.api.v1.RemoveNodeRequest.newBuilder().setNodeId(nodeId)
-                .build();
-        return membershipChange(stub -> stub.removeNode(request), timeout, "removing node " + nodeId);
-    }
-
-    private io.cohort.api.v1.MembershipChangeResponse membershipChange(
-            Function<ClusterAdminGrpc.ClusterAdminBlockingStub, io.cohort.api.v1.MembershipChangeResponse> call,
-            Duration timeout, String what) {
-        // COORDINATOR_NOT_AVAILABLE (partition 0 without a leader, or leadership moved off the node
-        // being removed) and NOT_COORDINATOR are asked again, of the leader learned again, within the budget.
-        io.cohort.api.v1.MembershipChangeResponse response = router.partitionLeaderCall(CLUSTER_STATE_PARTITION, endpoint -> {
-            io.cohort.api.v1.MembershipChangeResponse r = call.apply(ClusterAdminGrpc
-                    .newBlockingStub(channel(endpoint)).withDeadlineAfter(timeout.plus(requestTimeout).toMillis(),
-                            TimeUnit.MILLISECONDS));
-            return routedElsewhere(r.getErrorCode()) ? null : r;
-        }, what);
-        throwIfError(response.getErrorCode(), response.getErrorMessage(), what);
-        return response;
+        return admin.removeNode(nodeId, timeout);
     }
 
     /** The members and catch-up progress as node {@code nodeId} sees them; one attempt (DescribeMembership). */
     public io.cohort.api.v1.DescribeMembershipResponse describeMembership(int nodeId) {
-        Endpoint endpoint = router.nodeEndpoint(nodeId);
-        try {
-            io.cohort.api.v1.DescribeMembershipResponse response = ClusterAdminGrpc.newBlockingStub(channel(endpoint))
-                    .withDeadlineAfter(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
-                    .describeMembership(io.cohort.api.v1.DescribeMembershipRequest.getDefaultInstance());
-            throwIfError(response.getErrorCode(), response.getErrorMessage(), "describing the membership");
-            return response;
-        } catch (StatusRuntimeException e) {
-            throw new CohortException(ErrorCode.UNKNOWN_SERVER_ERROR, "node " + nodeId + " at " + endpoint
-                    + " did not answer: " + e.getStatus().getCode(), e);
-        }
+        return admin.describeMembership(nodeId);
     }
 
     /** The members as the first node that answers sees them (DescribeMembership). */
     public io.cohort.api.v1.DescribeMembershipResponse describeMembership() {
-        io.cohort.api.v1.DescribeMembershipResponse response = anyNodeCall(endpoint -> ClusterAdminGrpc
-                .newBlockingStub(channel(endpoint)).withDeadlineAfter(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
-                .describeMembership(io.cohort.api.v1.DescribeMembershipRequest.getDefaultInstance()),
-                "describing the membership");
-        throwIfError(response.getErrorCode(), response.getErrorMessage(), "describing the membership");
-        return response;
+        return admin.describeMembership();
     }
 
     /**
@@ -647,19 +512,7 @@ public final class CohortClient implements AutoCloseable {
      * at most {@code timeout}. Throws CohortException with the server's error otherwise.
      */
     public void transferLeadership(int partition, int nodeId, Duration timeout) {
-        TransferLeadershipRequest request = TransferLeadershipRequest.newBuilder().setPartitionIndex(partition)
-                .setTargetNodeId(nodeId).setTimeoutMs((int) Math.min(Integer.MAX_VALUE, timeout.toMillis())).build();
-        // COORDINATOR_NOT_AVAILABLE (no leader right now, e.g. during an election) and NOT_COORDINATOR
-        // are retried with the leader learned again, within the budget; every other answer is final.
-        TransferLeadershipResponse response = router.partitionLeaderCall(partition, endpoint -> {
-            TransferLeadershipResponse r = ClusterAdminGrpc.newBlockingStub(channel(endpoint))
-                    .withDeadlineAfter(timeout.plus(requestTimeout).toMillis(), TimeUnit.MILLISECONDS)
-                    .transferLeadership(request);
-            return routedElsewhere(r.getErrorCode()) ? null : r;
-        }, "transferring leadership");
-        throwIfError(response.getErrorCode(), response.getErrorMessage(),
-                "moving partition " + partition + " to node " + nodeId);
-        router.forgetCoordinator(partition);
+        admin.transferLeadership(partition, nodeId, timeout);
     }
 
     @Override
