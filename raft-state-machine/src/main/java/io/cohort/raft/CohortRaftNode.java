@@ -495,10 +495,6 @@ public final class CohortRaftNode implements AutoCloseable {
 
     // ---- for ReplicaLifecycle ----
 
-    ClientId clientId() {
-        return clientId;
-    }
-
     RaftPeerId selfId() {
         return selfId;
     }
