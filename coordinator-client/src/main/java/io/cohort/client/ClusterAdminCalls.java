@@ -58,17 +58,17 @@ final class ClusterAdminCalls {
      */
     private static final int CLUSTER_STATE_PARTITION = 0;
 
-    private final CohortClient client;
     private final ClusterRouter router;
+    private final Duration requestTimeout;
 
-    ClusterAdminCalls(CohortClient client, ClusterRouter router) {
-        this.client = client;
+    ClusterAdminCalls(ClusterRouter router, Duration requestTimeout) {
         this.router = router;
+        this.requestTimeout = requestTimeout;
     }
 
     ClusterStatusResponse clusterStatus(boolean includeStateDigest) {
         ClusterStatusRequest request = ClusterStatusRequest.newBuilder().setIncludeStateDigest(includeStateDigest).build();
-        ClusterStatusResponse response = anyNode(1, stub -> stub.clusterStatus(request), "asking for the cluster status");
+        ClusterStatusResponse response = anyNode(stub -> stub.clusterStatus(request), "asking for the cluster status");
         CohortClient.throwIfError(response.getErrorCode(), response.getErrorMessage(), "asking for the cluster status");
         return response;
     }
@@ -96,7 +96,7 @@ final class ClusterAdminCalls {
 
     List<AclBinding> describeAcls(AclBindingFilter filter) {
         DescribeAclsRequest request = DescribeAclsRequest.newBuilder().setFilter(filter).build();
-        DescribeAclsResponse response = anyNode(1, stub -> stub.describeAcls(request), "listing ACLs");
+        DescribeAclsResponse response = anyNode(stub -> stub.describeAcls(request), "listing ACLs");
         CohortClient.throwIfError(response.getErrorCode(), response.getErrorMessage(), "listing ACLs");
         return response.getAclsList();
     }
@@ -122,7 +122,7 @@ final class ClusterAdminCalls {
 
     List<TopicDescription> listTopics(Collection<String> names) {
         ListTopicsRequest request = ListTopicsRequest.newBuilder().addAllNames(names).build();
-        ListTopicsResponse response = anyNode(1, stub -> stub.listTopics(request), "listing topics");
+        ListTopicsResponse response = anyNode(stub -> stub.listTopics(request), "listing topics");
         CohortClient.throwIfError(response.getErrorCode(), response.getErrorMessage(), "listing topics");
         return response.getTopicsList();
     }
@@ -142,7 +142,7 @@ final class ClusterAdminCalls {
         settings.forEach((name, value) -> request.addEntries(GroupConfigEntry.newBuilder().setName(name).setValue(value)));
         // Every answer is returned as it came, a routing error too (not re-asked, unlike the ACL calls).
         AlterGroupConfigResponse response = router.partitionLeaderCall(CLUSTER_STATE_PARTITION,
-                endpoint -> stub(endpoint, client.requestTimeout().multipliedBy(3)).alterGroupConfig(request.build()),
+                endpoint -> stub(endpoint, requestTimeout.multipliedBy(3)).alterGroupConfig(request.build()),
                 "changing group settings");
         if (response.getPartitionsCount() == 0) {
             CohortClient.throwIfError(response.getErrorCode(), response.getErrorMessage(), "changing group settings");
@@ -166,7 +166,7 @@ final class ClusterAdminCalls {
     private MembershipChangeResponse membershipChange(Function<ClusterAdminBlockingStub, MembershipChangeResponse> call,
                                                       Duration timeout, String what) {
         // COORDINATOR_NOT_AVAILABLE also when leadership moved off the node being removed.
-        MembershipChangeResponse response = leaderCall(CLUSTER_STATE_PARTITION, timeout.plus(client.requestTimeout()),
+        MembershipChangeResponse response = leaderCall(CLUSTER_STATE_PARTITION, timeout.plus(requestTimeout),
                 call, MembershipChangeResponse::getErrorCode, what);
         CohortClient.throwIfError(response.getErrorCode(), response.getErrorMessage(), what);
         return response;
@@ -180,7 +180,7 @@ final class ClusterAdminCalls {
     }
 
     DescribeMembershipResponse describeMembership() {
-        DescribeMembershipResponse response = anyNode(1,
+        DescribeMembershipResponse response = anyNode(
                 stub -> stub.describeMembership(DescribeMembershipRequest.getDefaultInstance()), "describing the membership");
         CohortClient.throwIfError(response.getErrorCode(), response.getErrorMessage(), "describing the membership");
         return response;
@@ -189,7 +189,7 @@ final class ClusterAdminCalls {
     void transferLeadership(int partition, int nodeId, Duration timeout) {
         TransferLeadershipRequest request = TransferLeadershipRequest.newBuilder().setPartitionIndex(partition)
                 .setTargetNodeId(nodeId).setTimeoutMs((int) Math.min(Integer.MAX_VALUE, timeout.toMillis())).build();
-        TransferLeadershipResponse response = leaderCall(partition, timeout.plus(client.requestTimeout()),
+        TransferLeadershipResponse response = leaderCall(partition, timeout.plus(requestTimeout),
                 stub -> stub.transferLeadership(request), TransferLeadershipResponse::getErrorCode,
                 "transferring leadership");
         CohortClient.throwIfError(response.getErrorCode(), response.getErrorMessage(),
@@ -201,14 +201,14 @@ final class ClusterAdminCalls {
 
     /** A stub to {@code endpoint} whose call must answer within {@code deadline}. */
     private ClusterAdminBlockingStub stub(Endpoint endpoint, Duration deadline) {
-        return ClusterAdminGrpc.newBlockingStub(client.channel(endpoint)).withDeadlineAfter(deadline.toMillis(),
+        return ClusterAdminGrpc.newBlockingStub(router.channel(endpoint)).withDeadlineAfter(deadline.toMillis(),
                 TimeUnit.MILLISECONDS);
     }
 
     /** To partition 0's leader, with three request timeouts per attempt (a change waits for its commit). */
     private <R> R clusterStateLeader(Function<ClusterAdminBlockingStub, R> call, Function<R, ErrorCode> errorCode,
                                      String what) {
-        return leaderCall(CLUSTER_STATE_PARTITION, client.requestTimeout().multipliedBy(3), call, errorCode, what);
+        return leaderCall(CLUSTER_STATE_PARTITION, requestTimeout.multipliedBy(3), call, errorCode, what);
     }
 
     /**
@@ -231,7 +231,7 @@ final class ClusterAdminCalls {
     private <R> R topicChange(Function<ClusterAdminBlockingStub, R> call, Function<R, List<TopicResult>> results,
                               String what) {
         return router.partitionLeaderCall(CLUSTER_STATE_PARTITION, endpoint -> {
-            R response = call.apply(stub(endpoint, client.requestTimeout().multipliedBy(3)));
+            R response = call.apply(stub(endpoint, requestTimeout.multipliedBy(3)));
             List<TopicResult> list = results.apply(response);
             boolean unrouted = !list.isEmpty() && list.stream().allMatch(r -> routedElsewhere(r.getErrorCode())
                     || r.getErrorCode() == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
@@ -239,10 +239,9 @@ final class ClusterAdminCalls {
         }, what);
     }
 
-    /** To the first node that answers, with {@code requestTimeouts} request timeouts per attempt. */
-    private <R> R anyNode(int requestTimeouts, Function<ClusterAdminBlockingStub, R> call, String what) {
-        return client.anyNodeCall(endpoint -> call.apply(stub(endpoint,
-                client.requestTimeout().multipliedBy(requestTimeouts))), what);
+    /** To the first node that answers, one request timeout per attempt. */
+    private <R> R anyNode(Function<ClusterAdminBlockingStub, R> call, String what) {
+        return router.anyNodeCall(endpoint -> call.apply(stub(endpoint, requestTimeout)), what);
     }
 
     /**
@@ -252,7 +251,7 @@ final class ClusterAdminCalls {
     private <R> R oneNode(int nodeId, Function<ClusterAdminBlockingStub, R> call) {
         Endpoint endpoint = router.nodeEndpoint(nodeId);
         try {
-            return call.apply(stub(endpoint, client.requestTimeout()));
+            return call.apply(stub(endpoint, requestTimeout));
         } catch (StatusRuntimeException e) {
             throw new CohortException(ErrorCode.UNKNOWN_SERVER_ERROR, "node " + nodeId + " at "
                     + endpoint + " did not answer: " + e.getStatus().getCode(), e);

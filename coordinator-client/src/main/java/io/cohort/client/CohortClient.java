@@ -99,7 +99,7 @@ public final class CohortClient implements AutoCloseable {
         this.router = new ClusterRouter(builder.bootstrap, builder.clientId, requestTimeout, apiTimeout, backoff,
                 builder.maxInboundMessageBytes, new TlsDiagnosis.ClientTls(builder.caCert, builder.cert, builder.key),
                 builder.bearerToken);
-        this.admin = new ClusterAdminCalls(this, router);
+        this.admin = new ClusterAdminCalls(router, requestTimeout);
     }
 
     public static Builder builder() {

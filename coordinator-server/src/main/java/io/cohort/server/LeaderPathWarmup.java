@@ -189,8 +189,8 @@ final class LeaderPathWarmup {
                     + " log, Ratis's warnings included, are about nothing real", CLUSTER_ID,
                     servers.get(0).node().spec().raftGroupId(0), dir);
             int commits = 0;
+            HoldPoint holdPoint = () -> heldNanos.addAndGet(hold(holdFor.get(), stopping));
             for (int round = 0; round < ROUNDS; round++) {
-                HoldPoint holdPoint = () -> heldNanos.addAndGet(hold(holdFor.get(), stopping));
                 holdPoint.await();
                 CohortServer leader = awaitLeader(servers, giveUp);
                 commits += drive(leader.clientPort(), round, giveUp, holdPoint);
