@@ -45,6 +45,9 @@
 #   --secure-parts P  what --vs-secure's secured cluster adds: raft-tls,authorizer (default both); with
 #                     --tls both clusters have client mTLS, so e.g. `--tls --vs-secure --secure-parts
 #                     raft-tls` measures Raft mTLS alone
+#   --driver-cpus L   the driver on CPUs L (e.g. 1), every node on the others (taskset): the driver's own
+#                     work (TLS at the client end, say) then takes no CPU from the nodes, as a driver on
+#                     another machine would not; compare within the run (the nodes have fewer CPUs)
 #   --keep            keep every cluster's data and logs (benchmarks/target/bench-runs/)
 #   --help            this text; `scripts/bench.sh all --help` lists every option of the driver
 #

@@ -173,6 +173,11 @@ public final class BenchMain implements Callable<Integer> {
             + "variant/cohort table. With --interleave, an A/B of a JVM option on the same machine moments apart.")
     List<String> vsJvmOpts = new ArrayList<>();
 
+    @Option(names = "--driver-cpus", description = "Run the driver on these CPUs (comma-separated numbers) and "
+            + "every node, Cohort's and Kafka's, on the others (Linux taskset): a driver that takes no CPU from the "
+            + "nodes, as one on another machine would. Compare within the run: the nodes have fewer CPUs.")
+    String driverCpus;
+
     @Option(names = "--cohort-jvm-opt", description = "An extra JVM option for every Cohort node (repeatable).")
     List<String> cohortJvmOpts = new ArrayList<>();
 
@@ -222,7 +227,16 @@ public final class BenchMain implements Callable<Integer> {
                 rebalanceSettleMs, rebalanceTimeoutS, memberPollMs,
                 pick(kills, 5, 1), pick(kafkaKills, 3, 1), failoverCommitters, preKillS, observeS, pick(killSettleS, 10, 2), catchUpTimeoutS,
                 pick(groups, 100_000, 10_000), offsetsPerGroup, scaleThreads, scaleClients, scaleVerify, scaleHeap, tls, vsSecure, securedParts(), nodes, protocols(), rounds, interleave, keyValues(vsSets, "--vs-set"),
-                List.copyOf(vsJvmOpts), commitGapMs);
+                List.copyOf(vsJvmOpts), commitGapMs,
+                driverCpus == null ? null : cpuSplit(driverCpus));
+    }
+
+    private CpuSplit cpuSplit(String cpus) {
+        try {
+            return CpuSplit.of(cpus, Runtime.getRuntime().availableProcessors());
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+        }
     }
 
     private Map<String, String> keyValues(List<String> pairs, String option) {
@@ -294,6 +308,9 @@ public final class BenchMain implements Callable<Integer> {
         if (o.interleave() && (!workloads.contains(CommitWorkload.NAME) || comparedSystems(o).size() < 2)) {
             throw new CommandLine.ParameterException(new CommandLine(this),
                     "--interleave compares systems on the commit workload: give it commit and --vs-secure, --vs-set or --vs-kafka");
+        }
+        if (o.cpuSplit() != null) {
+            o.cpuSplit().pinDriver();
         }
         Files.createDirectories(o.workDir());
         Results results = new Results(o);

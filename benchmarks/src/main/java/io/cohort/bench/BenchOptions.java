@@ -53,7 +53,9 @@ record BenchOptions(
         boolean interleave,
         Map<String, String> variantSettings,
         List<String> variantJvmArgs,
-        int commitGapMs) {
+        int commitGapMs,
+        /** {@code --driver-cpus}: the driver's and the nodes' CPUs, or null (all share every CPU). */
+        CpuSplit cpuSplit) {
 
     /** Whether a {@code --vs-set} / {@code --vs-jvm-opt} variant cluster runs beside the plain one. */
     boolean hasVariant() {
@@ -70,6 +72,11 @@ record BenchOptions(
             parts.add("JVM " + String.join(" ", variantJvmArgs));
         }
         return String.join(", ", parts);
+    }
+
+    /** The words before every node's java command: taskset with the nodes' CPUs, or none. */
+    List<String> nodeCommandPrefix() {
+        return cpuSplit == null ? List.of() : cpuSplit.nodeCommandPrefix();
     }
 
     boolean runCohort() {

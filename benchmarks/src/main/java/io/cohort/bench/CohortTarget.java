@@ -107,6 +107,7 @@ final class CohortTarget implements Target {
                 .clusterId("cohort-bench").name(name).serverJar(options.serverJar())
                 .baseDir(options.workDir()).startTimeout(Duration.ofSeconds(120))
                 .jvmArgs(jvmArgs.toArray(String[]::new))
+                .commandPrefix(options.nodeCommandPrefix())
                 // The nodes' own default, which the test harness turns off: the bench measures what is deployed
                 // (--set node.warmup.enabled=false still turns it off).
                 .leaderWarmup();
@@ -393,6 +394,10 @@ final class CohortTarget implements Target {
         d.put("nodes", cluster.size());
         d.put("partitions", cluster.partitions());
         d.put("node_jvm_args", String.join(" ", jvmArgs));
+        if (options.cpuSplit() != null) {
+            d.put("node_cpus", options.cpuSplit().nodeCpus());
+            d.put("driver_cpus", options.cpuSplit().driverCpus());
+        }
         if (!settings.isEmpty()) {
             d.put("settings", new LinkedHashMap<>(settings));
         }

@@ -31,6 +31,7 @@ final class KafkaCluster implements AutoCloseable {
 
     private final String classpath;
     private final List<String> jvmArgs;
+    private final List<String> commandPrefix;
     private final Path runDir;
     private final String clusterId;
     private final Map<Integer, Node> nodes = new TreeMap<>();
@@ -60,12 +61,18 @@ final class KafkaCluster implements AutoCloseable {
         }
     }
 
-    KafkaCluster(Path classpathFile, List<String> jvmArgs, Path runDir, String clusterId) throws IOException {
+    /**
+     * {@code commandPrefix}: words before each broker's java command, which must exec it (taskset for
+     * {@code --driver-cpus}); empty for none.
+     */
+    KafkaCluster(Path classpathFile, List<String> jvmArgs, List<String> commandPrefix, Path runDir, String clusterId)
+            throws IOException {
         this.classpath = Files.readString(classpathFile).trim();
         if (classpath.isEmpty()) {
             throw new IllegalStateException(classpathFile + " is empty: resolve it with benchmarks/kafka/pom.xml");
         }
         this.jvmArgs = List.copyOf(jvmArgs);
+        this.commandPrefix = List.copyOf(commandPrefix);
         this.runDir = runDir;
         this.clusterId = clusterId;
         int[] ports = TestPorts.next(6);
@@ -164,7 +171,7 @@ final class KafkaCluster implements AutoCloseable {
 
     private void launch(Node n) throws IOException {
         n.starts++;
-        List<String> command = new ArrayList<>();
+        List<String> command = new ArrayList<>(commandPrefix);
         command.add(java());
         command.addAll(jvmArgs);
         command.add("-Dlog4j2.configurationFile=" + n.dir.resolve("log4j2.properties"));

@@ -54,7 +54,7 @@ final class KafkaTarget implements Target {
      */
     static KafkaTarget start(BenchOptions options, String name) throws Exception {
         Path runDir = options.workDir().toAbsolutePath().resolve(name + "-" + BenchMain.RUN_ID + "-" + System.nanoTime() % 100000);
-        KafkaCluster cluster = new KafkaCluster(options.kafkaClasspath(), options.kafkaJvmArgs(), runDir,
+        KafkaCluster cluster = new KafkaCluster(options.kafkaClasspath(), options.kafkaJvmArgs(), options.nodeCommandPrefix(), runDir,
                 Uuid.randomUuid().toString());
         Machine.log("kafka: formatting and starting 3 KRaft nodes (" + String.join(" ", options.kafkaJvmArgs()) + ") in "
                 + runDir);
@@ -351,6 +351,10 @@ final class KafkaTarget implements Target {
         d.put("nodes", 3);
         d.put("kafka_version", cluster.brokerVersion());
         d.put("node_jvm_args", String.join(" ", options.kafkaJvmArgs()));
+        if (options.cpuSplit() != null) {
+            d.put("node_cpus", options.cpuSplit().nodeCpus());
+            d.put("driver_cpus", options.cpuSplit().driverCpus());
+        }
         d.put("config", "KRaft combined broker+controller, offsets.topic.replication.factor=3, "
                 + "offsets.topic.num.partitions=50, min.insync.replicas=2, group.initial.rebalance.delay.ms=0");
         return d;

@@ -86,6 +86,8 @@ public final class ProcessCluster implements AutoCloseable {
     private final String clusterId;
     private final Map<String, String> settings;
     private final List<String> jvmArgs;
+    /** Words before each node's java command ({@link Builder#commandPrefix}); empty by default. */
+    private final List<String> commandPrefix;
     private final Duration startTimeout;
     private final Map<Integer, Node> nodes = new TreeMap<>();
     private final Thread shutdownHook;
@@ -109,6 +111,7 @@ public final class ProcessCluster implements AutoCloseable {
             settings.putIfAbsent(LEADER_WARMUP_SETTING, "false");
         }
         this.jvmArgs = List.copyOf(builder.jvmArgs);
+        this.commandPrefix = List.copyOf(builder.commandPrefix);
         this.startTimeout = builder.startTimeout;
         // Below the ephemeral range and reserved for this JVM alone (TestPorts): no other test JVM and no
         // outgoing connection takes a node's port, also while the node is down between kill and restart.
@@ -853,7 +856,7 @@ public final class ProcessCluster implements AutoCloseable {
     }
 
     private List<String> command(Node node) {
-        List<String> command = new ArrayList<>();
+        List<String> command = new ArrayList<>(commandPrefix);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmArgs);
         if (links != null) {
@@ -982,6 +985,7 @@ public final class ProcessCluster implements AutoCloseable {
         private String name = "cluster";
         private final Map<String, String> settings = new LinkedHashMap<>();
         private final List<String> jvmArgs = new ArrayList<>(DEFAULT_JVM_ARGS);
+        private final List<String> commandPrefix = new ArrayList<>();
         private Path serverJar = defaultServerJar();
         private Path baseDir = Path.of(System.getProperty(BASE_DIR_PROPERTY, "target/cluster-tests"));
         private Duration startTimeout = Duration.ofSeconds(90);
@@ -1085,6 +1089,16 @@ public final class ProcessCluster implements AutoCloseable {
         /** Extra JVM options for every node, after {@link #DEFAULT_JVM_ARGS}. */
         public Builder jvmArgs(String... args) {
             jvmArgs.addAll(List.of(args));
+            return this;
+        }
+
+        /**
+         * Words placed before each node's java command, e.g. {@code taskset -c 0} to keep the nodes on
+         * some CPUs. The prefix must exec java, so that the started process is the node (its pid is the
+         * one SIGKILLed and measured).
+         */
+        public Builder commandPrefix(List<String> prefix) {
+            commandPrefix.addAll(prefix);
             return this;
         }
 
