@@ -14,6 +14,7 @@ import io.cohort.client.RebalanceListener;
 import io.cohort.client.TopicPartition;
 import io.cohort.client.assignor.RangeAssignor;
 import io.cohort.cluster.ProcessCluster;
+import io.cohort.cluster.ProcessClusterBuilder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -103,7 +104,7 @@ final class CohortTarget implements Target {
         if (system.equals(VARIANT)) {
             jvmArgs.addAll(options.variantJvmArgs());
         }
-        ProcessCluster.Builder builder = ProcessCluster.builder().nodes(options.nodes()).partitions(partitions)
+        ProcessClusterBuilder builder = ProcessCluster.builder().nodes(options.nodes()).partitions(partitions)
                 .clusterId("cohort-bench").name(name).serverJar(options.serverJar())
                 .baseDir(options.workDir()).startTimeout(Duration.ofSeconds(120))
                 .jvmArgs(jvmArgs.toArray(String[]::new))

@@ -4,24 +4,19 @@ import io.cohort.api.v1.ClusterAdminGrpc;
 import io.cohort.api.v1.ClusterStatusRequest;
 import io.cohort.api.v1.ClusterStatusResponse;
 import io.cohort.api.v1.GroupCoordinatorGrpc;
-import io.cohort.api.v1.PartitionStatus;
 import io.cohort.cluster.tls.Certificates;
 import io.cohort.testsupport.TestPorts;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
-import io.grpc.StatusRuntimeException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -68,7 +63,7 @@ public final class ProcessCluster implements AutoCloseable {
             "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
 
     private static final String HOST = "127.0.0.1";
-    /** The node setting of the leader-path warm-up (see {@link Builder#leaderWarmup()}). */
+    /** The node setting of the leader-path warm-up (see {@link ProcessClusterBuilder#leaderWarmup()}). */
     static final String LEADER_WARMUP_SETTING = "node.warmup.enabled";
     private static final Pattern SERVING = Pattern.compile(
             "COHORT NODE (\\d+) SERVING client=(\\S+):(\\d+) raft=(\\S+):(\\d+) metrics=(-?\\d+)");
@@ -86,21 +81,23 @@ public final class ProcessCluster implements AutoCloseable {
     private final String clusterId;
     private final Map<String, String> settings;
     private final List<String> jvmArgs;
-    /** Words before each node's java command ({@link Builder#commandPrefix}); empty by default. */
+    /** Words before each node's java command ({@link ProcessClusterBuilder#commandPrefix}); empty by default. */
     private final List<String> commandPrefix;
     private final Duration startTimeout;
     private final Map<Integer, Node> nodes = new TreeMap<>();
     private final Thread shutdownHook;
-    /** The fault-injecting proxies on every Raft link; null unless built with {@link Builder#faultyNetwork()}. */
+    /** The fault-injecting proxies on every Raft link; null unless built with {@link ProcessClusterBuilder#faultyNetwork()}. */
     private final RaftLinks links;
-    /** The nodes whose data dir is a small tmpfs ({@link Builder#smallDisk}). */
+    /** The nodes whose data dir is a small tmpfs ({@link ProcessClusterBuilder#smallDisk}). */
     private final Map<Integer, SmallDisk> smallDisks = new TreeMap<>();
-    /** The run's throwaway peer CA; null unless built with {@link Builder#raftTls()}. */
+    /** The run's throwaway peer CA; null unless built with {@link ProcessClusterBuilder#raftTls()}. */
     private final Certificates.Ca peerCa;
     /** Processes started with a node's identity beside the cluster ({@link #startOutsider}). */
     private final List<Node> outsiders = new ArrayList<>();
+    /** What the running nodes' ClusterStatus says: leaders, catch-up, descriptions. */
+    private final ClusterStatuses statuses = new ClusterStatuses(this);
 
-    private ProcessCluster(Builder builder, Path runDir) {
+    ProcessCluster(ProcessClusterBuilder builder, Path runDir) {
         this.serverJar = builder.serverJar;
         this.runDir = runDir;
         this.clientCredentials = builder.clientCredentials;
@@ -141,8 +138,8 @@ public final class ProcessCluster implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
-    public static Builder builder() {
-        return new Builder();
+    public static ProcessClusterBuilder builder() {
+        return new ProcessClusterBuilder();
     }
 
     private void mountSmallDisks(Map<Integer, Long> sizes) {
@@ -154,11 +151,11 @@ public final class ProcessCluster implements AutoCloseable {
         }
     }
 
-    /** The small tmpfs holding node {@code nodeId}'s data dir ({@link Builder#smallDisk}). */
+    /** The small tmpfs holding node {@code nodeId}'s data dir ({@link ProcessClusterBuilder#smallDisk}). */
     public SmallDisk smallDisk(int nodeId) {
         SmallDisk disk = smallDisks.get(nodeId);
         if (disk == null) {
-            throw new IllegalArgumentException("node " + nodeId + " has no small disk (Builder.smallDisk)");
+            throw new IllegalArgumentException("node " + nodeId + " has no small disk (ProcessClusterBuilder.smallDisk)");
         }
         return disk;
     }
@@ -174,7 +171,7 @@ public final class ProcessCluster implements AutoCloseable {
         }
     }
 
-    /** Whether the Raft ports speak mutual TLS ({@link Builder#raftTls()}). */
+    /** Whether the Raft ports speak mutual TLS ({@link ProcessClusterBuilder#raftTls()}). */
     public boolean raftTls() {
         return peerCa != null;
     }
@@ -184,7 +181,7 @@ public final class ProcessCluster implements AutoCloseable {
         return runDir.resolve("tls");
     }
 
-    /** The PEM file of the run's peer CA, which every node trusts. Only with {@link Builder#raftTls()}. */
+    /** The PEM file of the run's peer CA, which every node trusts. Only with {@link ProcessClusterBuilder#raftTls()}. */
     public Path peerCaFile() {
         if (peerCa == null) {
             throw new IllegalStateException("this cluster was built without raftTls()");
@@ -314,7 +311,7 @@ public final class ProcessCluster implements AutoCloseable {
 
     /**
      * The proxies on the Raft links, to cut and heal them. Only for a cluster built with
-     * {@link Builder#faultyNetwork()}.
+     * {@link ProcessClusterBuilder#faultyNetwork()}.
      */
     public RaftLinks links() {
         if (links == null) {
@@ -566,7 +563,7 @@ public final class ProcessCluster implements AutoCloseable {
         AtomicReference<Map<Integer, Integer>> leaders = new AtomicReference<>();
         awaitCondition(timeout, "every partition led by a running, leader-ready node that all running nodes agree on",
                 () -> {
-                    leaders.set(agreedLeaders());
+                    leaders.set(statuses.agreedLeaders());
                     return leaders.get() != null;
                 }, this::describeStatuses);
         return leaders.get();
@@ -582,7 +579,7 @@ public final class ProcessCluster implements AutoCloseable {
     public Map<Integer, Integer> awaitPreferredLeaders(Duration timeout) {
         AtomicReference<Map<Integer, Integer>> leaders = new AtomicReference<>();
         awaitCondition(timeout, "every partition led by its preferred node (its first replica)", () -> {
-            leaders.set(agreedLeaders());
+            leaders.set(statuses.agreedLeaders());
             if (leaders.get() == null) {
                 return false;
             }
@@ -591,7 +588,7 @@ public final class ProcessCluster implements AutoCloseable {
                 return false;
             }
             for (Map.Entry<Integer, Integer> led : leaders.get().entrySet()) {
-                if (!led.getValue().equals(preferred.get(led.getKey())) && !keepsLeadership(led.getValue())) {
+                if (!led.getValue().equals(preferred.get(led.getKey())) && !statuses.keepsLeadership(led.getValue())) {
                     return false;
                 }
             }
@@ -600,36 +597,17 @@ public final class ProcessCluster implements AutoCloseable {
         return leaders.get();
     }
 
-    /** Whether node {@code nodeId} runs with auto.leader.rebalance.enable=false (false if it does not answer). */
-    private boolean keepsLeadership(int nodeId) {
-        try {
-            return status(nodeId).getLeaderRebalanceDisabled();
-        } catch (StatusRuntimeException e) {
-            return false;
-        }
-    }
-
     /**
      * The preferred leader of every partition (the first of its replicas, from a running node's
      * ClusterStatus), or null if no running node answers.
      */
     public Map<Integer, Integer> preferredLeaders() {
-        List<Integer> ids = List.copyOf(nodes.keySet());
-        for (int id : runningNodeIds()) {
-            try {
-                Map<Integer, Integer> preferred = new TreeMap<>();
-                for (PartitionStatus p : status(id).getPartitionsList()) {
-                    preferred.put(p.getPartitionIndex(), p.getReplicaNodeIdsCount() > 0 ? p.getReplicaNodeIds(0)
-                            : ids.get(p.getPartitionIndex() % ids.size()));
-                }
-                if (preferred.size() == partitions) {
-                    return preferred;
-                }
-            } catch (StatusRuntimeException e) {
-                // ask the next node
-            }
-        }
-        return null;
+        return statuses.preferredLeaders();
+    }
+
+    /** One line per running node and partition: leader, term, commit/applied index. For failure messages. */
+    public String describeStatuses() {
+        return statuses.describe();
     }
 
     /**
@@ -640,93 +618,7 @@ public final class ProcessCluster implements AutoCloseable {
      */
     public void awaitCaughtUp(int nodeId, Duration timeout) {
         awaitCondition(timeout, "node " + nodeId + " has applied everything the partition leaders committed",
-                () -> isCaughtUp(nodeId), this::describeStatuses);
-    }
-
-    private boolean isCaughtUp(int nodeId) {
-        try {
-            ClusterStatusResponse before = status(nodeId);
-            Map<Integer, Long> leaderCommits = new TreeMap<>();
-            int hosted = 0;
-            for (PartitionStatus p : before.getPartitionsList()) {
-                if (!p.getHosted()) {
-                    continue; // the node holds no replica of it (replication factor below N)
-                }
-                hosted++;
-                int leader = p.getLeaderNodeId();
-                if (leader < 0 || !isRunning(leader)) {
-                    return false;
-                }
-                leaderCommits.put(p.getPartitionIndex(),
-                        partitionStatus(status(leader), p.getPartitionIndex()).getCommitIndex());
-            }
-            ClusterStatusResponse after = status(nodeId);
-            return before.getPartitionsCount() == partitions && leaderCommits.size() == hosted
-                    && leaderCommits.entrySet().stream()
-                    .allMatch(e -> partitionStatus(after, e.getKey()).getAppliedIndex() >= e.getValue());
-        } catch (StatusRuntimeException | IllegalStateException e) {
-            return false;
-        }
-    }
-
-    /** The leader of every partition if all running nodes agree and each leader is ready; else null. */
-    private Map<Integer, Integer> agreedLeaders() {
-        Map<Integer, ClusterStatusResponse> statuses = new TreeMap<>();
-        for (int id : runningNodeIds()) {
-            try {
-                statuses.put(id, status(id));
-            } catch (StatusRuntimeException e) {
-                return null;
-            }
-        }
-        // A node that lists fewer partitions does not know them yet, or (authorizer on) has not yet
-        // applied the ACL that lets this caller describe the cluster: not settled, ask again.
-        if (statuses.isEmpty() || statuses.values().stream().anyMatch(s -> s.getPartitionsCount() < partitions)) {
-            return null;
-        }
-        Map<Integer, Integer> leaders = new TreeMap<>();
-        for (int p = 0; p < partitions; p++) {
-            Set<Integer> seen = new HashSet<>();
-            for (ClusterStatusResponse status : statuses.values()) {
-                seen.add(partitionStatus(status, p).getLeaderNodeId());
-            }
-            int leader = seen.iterator().next();
-            if (seen.size() != 1 || !statuses.containsKey(leader)
-                    || !partitionStatus(statuses.get(leader), p).getLeaderReady()) {
-                return null;
-            }
-            leaders.put(p, leader);
-        }
-        return leaders;
-    }
-
-    private PartitionStatus partitionStatus(ClusterStatusResponse status, int partition) {
-        return status.getPartitionsList().stream()
-                .filter(s -> s.getPartitionIndex() == partition)
-                .findFirst()
-                .orElseThrow(() -> new IllegalStateException("node " + status.getNodeId() + " reports no partition "
-                        + partition + " (partition_count " + status.getPartitionCount() + ")"));
-    }
-
-    /** One line per running node and partition: leader, term, commit/applied index. For failure messages. */
-    public String describeStatuses() {
-        StringBuilder text = new StringBuilder();
-        for (int id : nodes.keySet()) {
-            if (!isRunning(id)) {
-                text.append("\n  node ").append(id).append(": not running").append(exitDescription(node(id)));
-                continue;
-            }
-            try {
-                for (PartitionStatus p : status(id).getPartitionsList()) {
-                    text.append(String.format("%n  node %d p%d: leader=%d term=%d ready=%s commit=%d applied=%d%s",
-                            id, p.getPartitionIndex(), p.getLeaderNodeId(), p.getTerm(), p.getLeaderReady(),
-                            p.getCommitIndex(), p.getAppliedIndex(), p.getHosted() ? "" : " (not hosted)"));
-                }
-            } catch (StatusRuntimeException e) {
-                text.append("\n  node ").append(id).append(": ClusterStatus failed: ").append(e.getStatus());
-            }
-        }
-        return text.toString();
+                () -> statuses.isCaughtUp(nodeId), this::describeStatuses);
     }
 
     /**
@@ -954,6 +846,11 @@ public final class ProcessCluster implements AutoCloseable {
         }
     }
 
+    /** How node {@code nodeId}'s last process ended ("" while it runs): for failure messages. */
+    String exitDescription(int nodeId) {
+        return exitDescription(node(nodeId));
+    }
+
     private static String exitDescription(Node node) {
         Process process = node.process;
         return process == null || process.isAlive() ? "" : " (last exit " + process.exitValue() + ")";
@@ -974,179 +871,6 @@ public final class ProcessCluster implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
-        }
-    }
-
-    /** How to build a cluster; {@link #start()} launches it. */
-    public static final class Builder {
-        private int nodeCount = 3;
-        private int partitions = 8;
-        private String clusterId = "cohort-it";
-        private String name = "cluster";
-        private final Map<String, String> settings = new LinkedHashMap<>();
-        private final List<String> jvmArgs = new ArrayList<>(DEFAULT_JVM_ARGS);
-        private final List<String> commandPrefix = new ArrayList<>();
-        private Path serverJar = defaultServerJar();
-        private Path baseDir = Path.of(System.getProperty(BASE_DIR_PROPERTY, "target/cluster-tests"));
-        private Duration startTimeout = Duration.ofSeconds(90);
-        private boolean faultyNetwork;
-        private final Map<Integer, Long> smallDiskBytes = new TreeMap<>();
-        private boolean raftTls;
-        private boolean leaderWarmup;
-        private io.grpc.ChannelCredentials clientCredentials = InsecureChannelCredentials.create();
-
-        private Builder() {
-        }
-
-        /**
-         * Mutual TLS on every Raft port: the harness makes a throwaway peer CA and a certificate
-         * per node under {@code <run>/tls} and passes them as {@code raft.tls.*}.
-         */
-        public Builder raftTls() {
-            this.raftTls = true;
-            return this;
-        }
-
-        /**
-         * Routes every Raft link (node a to node b) through its own proxy in this JVM, so tests can
-         * cut and heal links ({@link ProcessCluster#links()}). Nodes are then named
-         * {@code cohort-n<id>} in the peers list; a client JVM must resolve those names to 127.0.0.1
-         * (run it with {@code -Djdk.net.hosts.file} pointing at {@link RaftLinks#clientHostsFile}).
-         */
-        public Builder faultyNetwork() {
-            this.faultyNetwork = true;
-            return this;
-        }
-
-        /**
-         * Puts node {@code nodeId}'s data dir on a tmpfs of {@code bytes} (mounted before the node
-         * starts, unmounted by {@link ProcessCluster#close()}), which a test fills with
-         * {@link ProcessCluster#smallDisk(int)}. Needs root; the start fails with a message otherwise.
-         */
-        public Builder smallDisk(int nodeId, long bytes) {
-            smallDiskBytes.put(nodeId, bytes);
-            return this;
-        }
-
-        private static Path defaultServerJar() {
-            String configured = System.getProperty(SERVER_JAR_PROPERTY);
-            return (configured != null ? Path.of(configured)
-                    : Path.of("..", "coordinator-server", "target", "cohort-server.jar")).toAbsolutePath().normalize();
-        }
-
-        /** The credentials of the cluster's own channels to the client ports, for nodes run with {@code tls.*}. */
-        public Builder clientCredentials(io.grpc.ChannelCredentials credentials) {
-            this.clientCredentials = credentials;
-            return this;
-        }
-
-        public Builder nodes(int count) {
-            if (count < 1) {
-                throw new IllegalArgumentException("a cluster needs at least one node, got " + count);
-            }
-            this.nodeCount = count;
-            return this;
-        }
-
-        public Builder partitions(int count) {
-            this.partitions = count;
-            return this;
-        }
-
-        public Builder clusterId(String id) {
-            this.clusterId = id;
-            return this;
-        }
-
-        /** Names the run directory ({@code <name>-<timestamp>}), e.g. after the test. */
-        public Builder name(String runName) {
-            this.name = runName;
-            return this;
-        }
-
-        /**
-         * A server setting passed to every node as {@code --set key=value}; {@code <id>} in the value
-         * becomes the node's id (per-node files: {@code tls.cert=.../node-<id>.pem}).
-         */
-        public Builder set(String key, Object value) {
-            settings.put(key, String.valueOf(value));
-            return this;
-        }
-
-        /**
-         * Nodes run the leader-path warm-up at start, as a deployed node does (the default there).
-         * Without this call the harness turns it off: it costs each node start about 6 CPU-seconds
-         * (docs/OPERATIONS.md, node.warmup.enabled) on a 2-core machine and changes nothing a
-         * correctness test looks at; the tests that measure or stress restarts (the rolling restart,
-         * chaos) turn it on. Passing nothing keeps an older
-         * server jar, which does not know the setting, startable.
-         */
-        public Builder leaderWarmup() {
-            leaderWarmup = true;
-            return this;
-        }
-
-        /** Extra JVM options for every node, after {@link #DEFAULT_JVM_ARGS}. */
-        public Builder jvmArgs(String... args) {
-            jvmArgs.addAll(List.of(args));
-            return this;
-        }
-
-        /**
-         * Words placed before each node's java command, e.g. {@code taskset -c 0} to keep the nodes on
-         * some CPUs. The prefix must exec java, so that the started process is the node (its pid is the
-         * one SIGKILLed and measured).
-         */
-        public Builder commandPrefix(List<String> prefix) {
-            commandPrefix.addAll(prefix);
-            return this;
-        }
-
-        public Builder serverJar(Path jar) {
-            this.serverJar = jar.toAbsolutePath().normalize();
-            return this;
-        }
-
-        public Builder baseDir(Path dir) {
-            this.baseDir = dir;
-            return this;
-        }
-
-        /** How long a node may take from launch to its SERVING line. */
-        public Builder startTimeout(Duration timeout) {
-            this.startTimeout = timeout;
-            return this;
-        }
-
-        /**
-         * The cluster with its ports, peers and directories fixed, but no node started yet: for a
-         * test that prepares the nodes' data dirs first (a restore from a backup), then
-         * {@link ProcessCluster#startAll()}.
-         */
-        public ProcessCluster create() {
-            if (!Files.isRegularFile(serverJar)) {
-                throw new IllegalStateException("server jar " + serverJar + " does not exist: build it with "
-                        + "'mvn -B package -pl coordinator-server -am' (or run the whole reactor: 'mvn -B verify')");
-            }
-            String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS"));
-            return new ProcessCluster(this, baseDir.toAbsolutePath().normalize().resolve(name + "-" + stamp));
-        }
-
-        /** Creates the run directory and starts every node; waits until each prints SERVING. */
-        public ProcessCluster start() {
-            if (!Files.isRegularFile(serverJar)) {
-                throw new IllegalStateException("server jar " + serverJar + " does not exist: build it with "
-                        + "'mvn -B package -pl coordinator-server -am' (or run the whole reactor: 'mvn -B verify')");
-            }
-            String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS"));
-            Path runDir = baseDir.toAbsolutePath().normalize().resolve(name + "-" + stamp);
-            ProcessCluster cluster = new ProcessCluster(this, runDir);
-            try {
-                return cluster.startAll();
-            } catch (RuntimeException | Error e) {
-                cluster.close();
-                throw e;
-            }
         }
     }
 

@@ -25,7 +25,7 @@ final class ClusterRunExtension implements BeforeEachCallback, AfterEachCallback
     private String testName = "cluster";
 
     /** Starts the cluster, naming its run directory after the running test. */
-    ProcessCluster start(ProcessCluster.Builder builder) {
+    ProcessCluster start(ProcessClusterBuilder builder) {
         if (cluster != null) {
             throw new IllegalStateException("this test already started a cluster in " + cluster.runDir());
         }

@@ -197,7 +197,7 @@ class SnapshotRestoreIT {
         passed = true;
     }
 
-    private ProcessCluster start(ProcessCluster.Builder builder) {
+    private ProcessCluster start(ProcessClusterBuilder builder) {
         ProcessCluster cluster = builder.start();
         clusters.add(cluster);
         return cluster;

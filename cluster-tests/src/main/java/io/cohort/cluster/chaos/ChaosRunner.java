@@ -8,6 +8,7 @@ import io.cohort.client.OffsetAndMetadata;
 import io.cohort.client.TopicPartition;
 import io.cohort.client.internal.Partitioner;
 import io.cohort.cluster.ProcessCluster;
+import io.cohort.cluster.ProcessClusterBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -78,7 +79,7 @@ public final class ChaosRunner {
                 + (config.membership() ? " --membership" : ""));
         List<Nemesis.Step> schedule = Nemesis.schedule(config);
         Map<String, List<String>> violations = new LinkedHashMap<>();
-        ProcessCluster.Builder builder = ProcessCluster.builder().nodes(config.nodes()).partitions(config.partitions())
+        ProcessClusterBuilder builder = ProcessCluster.builder().nodes(config.nodes()).partitions(config.partitions())
                 .faultyNetwork().set("group.initial.rebalance.delay.ms", 500)
                 // The fence probe uses a 3 s session; Kafka's default minimum is 6 s.
                 .set("group.min.session.timeout.ms", 1_000)
