@@ -31,7 +31,13 @@
 # and keys).
 # The partition count is fixed when the data is created: to change it, `down`, then `rm -rf data`.
 #
+# Class-data sharing: a node's JVM writes the classes it loaded to data/cds/node-<i>-<key>.jsa when it
+# exits cleanly (down, restart, roll), and its later starts map them from there instead of loading,
+# parsing and verifying them again (docs/OPERATIONS.md, "Class-data sharing"). The key is the jar's
+# and the JVM's checksum: a new jar or a new Java makes a new archive at the next clean stop.
+#
 # Environment: COHORT_JAVA_OPTS (default -Xmx512m; -XX:+ExitOnOutOfMemoryError is always added),
+# COHORT_CDS (default 1; 0: no class-data-sharing archive),
 # COHORT_UP_TIMEOUT_S (default 90),
 # COHORT_STOP_TIMEOUT_S (default 30),
 # COHORT_ROLL_READY_TIMEOUT_S (default 120: per node of a roll, for catching up and leader balance).
@@ -46,6 +52,8 @@ data_dir=data
 run_jar=$data_dir/cohort-server.jar
 log_dir=logs
 cluster_env="$data_dir/cluster.env"
+cds=${COHORT_CDS:-1}
+cds_dir=$data_dir/cds
 java_opts=${COHORT_JAVA_OPTS:--Xmx512m}
 up_timeout_s=${COHORT_UP_TIMEOUT_S:-90}
 stop_timeout_s=${COHORT_STOP_TIMEOUT_S:-30}
@@ -77,6 +85,39 @@ require_java() {
   [[ -n "$version" && "$version" -ge 17 ]] || die "Java 17 or newer is needed (found: ${version:-unknown})"
 }
 
+# The JVM options of node $1's class-data-sharing archive (none with COHORT_CDS=0): map the archive made
+# for this jar, JVM and COHORT_JAVA_OPTS if there is one, else have the JVM write one at its exit.
+# An archive written at an exit is used only after a trial JVM mapped it: one the JVM could not
+# finish writing (a SIGKILL or a full disk during that exit) would crash the node's JVM at start
+# (SIGBUS; the JVM does not check a damaged archive before it maps it).
+cds_args() {
+  local id=$1 key archive
+  [[ "$cds" == 1 ]] || return 0
+  # The JVM also checks the jar's modification time, so it is part of the key (GNU stat, then BSD's).
+  key=$({ java -version 2>&1; echo "$java_opts"; stat -c %Y "$run_jar" 2>/dev/null || stat -f %m "$run_jar"
+    cat "$run_jar"; } | cksum | awk '{print $1}')
+  archive="$cds_dir/node-$id-$key.jsa"
+  mkdir -p "$cds_dir"
+  if [[ -s "$archive.new" ]]; then
+    # shellcheck disable=SC2086 # java_opts holds several options on purpose
+    if java $java_opts -Xshare:on -XX:SharedArchiveFile="$archive.new" -XX:ErrorFile=/dev/null -cp "$run_jar" \
+      -version >/dev/null 2>&1; then
+      mv -f "$archive.new" "$archive"
+    else
+      echo "node $id: the class-data-sharing archive written at its last exit is damaged; starting without it" \
+        "(a new one is written at its next clean stop)" >&2
+      rm -f "$archive.new"
+    fi
+  fi
+  if [[ -s "$archive" ]]; then
+    echo "-XX:SharedArchiveFile=$archive"
+  else
+    # This node's archives for another jar, JVM or options: the JVM would refuse them.
+    find "$cds_dir" -maxdepth 1 -name "node-$id-*.jsa*" ! -name "node-$id-$key.jsa*" -delete
+    echo "-XX:ArchiveClassesAtExit=$archive.new"
+  fi
+}
+
 build_jar_if_missing() {
   if [[ ! -f "$jar" ]]; then
     command -v mvn >/dev/null 2>&1 || die "$jar is missing and mvn is not installed to build it"
@@ -100,7 +141,8 @@ install_run_jar() {
     done
   fi
   mkdir -p "$data_dir"
-  cp "$jar" "$run_jar.tmp"
+  # -p: a copy of an unchanged jar keeps its time, and with it the nodes' class-data-sharing archives.
+  cp -p "$jar" "$run_jar.tmp"
   mv -f "$run_jar.tmp" "$run_jar"
 }
 
@@ -201,9 +243,10 @@ raise_fd_limit() {
 
 # Starts node $1 in the background (its pid goes to its pid file); returns at once.
 launch_node() {
-  local id=$1 out pid old_umask tls=()
+  local id=$1 out pid old_umask tls=() cds_opt
   mkdir -p "$data_dir" "$log_dir"
   raise_fd_limit
+  cds_opt=$(cds_args "$id")
   while IFS= read -r arg; do
     [[ -n "$arg" ]] && tls+=("$arg")
   done < <(tls_args "$id")
@@ -215,7 +258,7 @@ launch_node() {
   old_umask=$(umask)
   umask 077
   # shellcheck disable=SC2086 # java_opts holds several options on purpose
-  nohup java -XX:+ExitOnOutOfMemoryError $java_opts -jar "$run_jar" --node-id "$id" --cluster-id cohort --peers "$(peers)" \
+  nohup java -XX:+ExitOnOutOfMemoryError $cds_opt $java_opts -jar "$run_jar" --node-id "$id" --cluster-id cohort --peers "$(peers)" \
     --partitions "$PARTITIONS" --data-dir "$data_dir/node-$id" --log-dir "$log_dir" \
     --metrics-port "$(metrics_port "$id")" ${tls[@]+"${tls[@]}"} >"$out" 2>&1 </dev/null &
   pid=$!
@@ -282,7 +325,9 @@ await_exit() {
   done
   rm -f "$(pid_file "$id")"
   if [[ "$signal" == TERM ]]; then
-    summary=$(grep "stopped in" "$log_dir/node-$id.log" 2>/dev/null | tail -n 1 | sed 's/.* - //' || true)
+    # The node's own line, not one of its leader-path warm-up's throwaway nodes (same log, own thread).
+    summary=$(grep -v '\[cohort-leader-warmup\]' "$log_dir/node-$id.log" 2>/dev/null | grep "node $id stopped in" |
+      tail -n 1 | sed 's/.* - //' || true)
     echo "node $id stopped (pid $pid)${summary:+: $summary}"
   else
     echo "node $id killed with SIG$signal (pid $pid)"
@@ -442,7 +487,7 @@ cmd_roll() {
   build_jar_if_missing
   if ! cmp -s "$jar" "$run_jar"; then
     echo "roll: the nodes will start from the newly built $jar (a rolling upgrade)"
-    cp "$jar" "$run_jar.tmp"
+    cp -p "$jar" "$run_jar.tmp"
     mv -f "$run_jar.tmp" "$run_jar"
   fi
   echo "roll: checking that the cluster is caught up and balanced before the first node (at most ${roll_ready_timeout_s}s) ..."
