@@ -33,8 +33,9 @@
 #
 # Class-data sharing: a node's JVM writes the classes it loaded to data/cds/node-<i>-<key>.jsa when it
 # exits cleanly (down, restart, roll), and its later starts map them from there instead of loading,
-# parsing and verifying them again (docs/OPERATIONS.md, "Class-data sharing"). The key is the jar's
-# and the JVM's checksum: a new jar or a new Java makes a new archive at the next clean stop.
+# parsing and verifying them again (docs/OPERATIONS.md, "Class-data sharing"). The key is a checksum of
+# the jar, the JVM and COHORT_JAVA_OPTS: a new jar, Java or options make a new archive at the next
+# clean stop.
 #
 # Environment: COHORT_JAVA_OPTS (default -Xmx512m; -XX:+ExitOnOutOfMemoryError is always added),
 # COHORT_CDS (default 1; 0: no class-data-sharing archive),

@@ -396,8 +396,7 @@ final class CohortTarget implements Target {
         d.put("partitions", cluster.partitions());
         d.put("node_jvm_args", String.join(" ", jvmArgs));
         if (options.cpuSplit() != null) {
-            d.put("node_cpus", options.cpuSplit().nodeCpus());
-            d.put("driver_cpus", options.cpuSplit().driverCpus());
+            options.cpuSplit().describeInto(d);
         }
         if (!settings.isEmpty()) {
             d.put("settings", new LinkedHashMap<>(settings));

@@ -3,6 +3,7 @@ package io.cohort.bench;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeSet;
 
 /**
@@ -57,14 +58,6 @@ final class CpuSplit {
         return new CpuSplit(String.join(",", driverList), String.join(",", nodes));
     }
 
-    String driverCpus() {
-        return driverCpus;
-    }
-
-    String nodeCpus() {
-        return nodeCpus;
-    }
-
     /** The words before a node's {@code java}: taskset execs it, so the node's pid stays the java process's. */
     List<String> nodeCommandPrefix() {
         return List.of("taskset", "-c", nodeCpus);
@@ -75,17 +68,18 @@ final class CpuSplit {
      * thread that starts them.
      */
     void pinDriver() throws IOException, InterruptedException {
-        List<String> command = List.of("taskset", "-a", "-cp", driverCpus, String.valueOf(ProcessHandle.current().pid()));
-        Process process;
         try {
-            process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            Machine.run(List.of("taskset", "-a", "-cp", driverCpus, String.valueOf(ProcessHandle.current().pid())), 10);
         } catch (IOException e) {
-            throw new IOException("--driver-cpus needs taskset (util-linux) on the PATH: " + e.getMessage(), e);
-        }
-        String output = new String(process.getInputStream().readAllBytes()).trim();
-        if (process.waitFor() != 0) {
-            throw new IOException("taskset could not pin the driver to CPUs " + driverCpus + ": " + output);
+            throw new IOException("--driver-cpus: could not pin the driver to CPUs " + driverCpus
+                    + " with taskset (util-linux; is it on the PATH?): " + e.getMessage(), e);
         }
         Machine.log("driver on CPUs " + driverCpus + ", every node on CPUs " + nodeCpus);
+    }
+
+    /** Adds {@code node_cpus} and {@code driver_cpus} to a result line's {@code cluster} description. */
+    void describeInto(Map<String, Object> cluster) {
+        cluster.put("node_cpus", nodeCpus);
+        cluster.put("driver_cpus", driverCpus);
     }
 }

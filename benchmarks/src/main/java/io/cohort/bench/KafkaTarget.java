@@ -352,8 +352,7 @@ final class KafkaTarget implements Target {
         d.put("kafka_version", cluster.brokerVersion());
         d.put("node_jvm_args", String.join(" ", options.kafkaJvmArgs()));
         if (options.cpuSplit() != null) {
-            d.put("node_cpus", options.cpuSplit().nodeCpus());
-            d.put("driver_cpus", options.cpuSplit().driverCpus());
+            options.cpuSplit().describeInto(d);
         }
         d.put("config", "KRaft combined broker+controller, offsets.topic.replication.factor=3, "
                 + "offsets.topic.num.partitions=50, min.insync.replicas=2, group.initial.rebalance.delay.ms=0");

@@ -95,7 +95,7 @@ final class ClusterStatuses {
                 return null;
             }
         }
-        // A node that lists fewer cluster.partitions() does not know them yet, or (authorizer on) has not yet
+        // A node that lists fewer partitions does not know them yet, or (authorizer on) has not yet
         // applied the ACL that lets this caller describe the cluster: not settled, ask again.
         if (statuses.isEmpty() || statuses.values().stream().anyMatch(s -> s.getPartitionsCount() < cluster.partitions())) {
             return null;
