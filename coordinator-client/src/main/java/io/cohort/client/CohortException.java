@@ -25,6 +25,16 @@ public class CohortException extends RuntimeException {
         this.errorCode = errorCode;
     }
 
+    /**
+     * With {@code message} as the whole message, without the code's name in front: for failures that
+     * are not the server's ({@link TransportSecurityException}), where "UNKNOWN_SERVER_ERROR (-1)"
+     * would send the reader to the wrong place.
+     */
+    protected CohortException(ErrorCode errorCode, Throwable cause, String message) {
+        super(message, cause);
+        this.errorCode = errorCode;
+    }
+
     /** The Kafka error code; {@link ErrorCode#UNKNOWN_SERVER_ERROR} for a transport failure. */
     public ErrorCode errorCode() {
         return errorCode;
