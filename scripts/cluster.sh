@@ -55,6 +55,7 @@ log_dir=logs
 cluster_env="$data_dir/cluster.env"
 cds=${COHORT_CDS:-1}
 cds_dir=$data_dir/cds
+cds_key=""  # the archive key of $run_jar (ensure_cds_key), computed at the first node start
 java_opts=${COHORT_JAVA_OPTS:--Xmx512m}
 up_timeout_s=${COHORT_UP_TIMEOUT_S:-90}
 stop_timeout_s=${COHORT_STOP_TIMEOUT_S:-30}
@@ -90,14 +91,11 @@ require_java() {
 # for this jar, JVM and COHORT_JAVA_OPTS if there is one, else have the JVM write one at its exit.
 # An archive written at an exit is used only after a trial JVM mapped it: one the JVM could not
 # finish writing (a SIGKILL or a full disk during that exit) would crash the node's JVM at start
-# (SIGBUS; the JVM does not check a damaged archive before it maps it).
+# (SIGBUS; the JVM does not check a damaged archive before it maps it). Needs ensure_cds_key first.
 cds_args() {
-  local id=$1 key archive
+  local id=$1 archive
   [[ "$cds" == 1 ]] || return 0
-  # The JVM also checks the jar's modification time, so it is part of the key (GNU stat, then BSD's).
-  key=$({ java -version 2>&1; echo "$java_opts"; stat -c %Y "$run_jar" 2>/dev/null || stat -f %m "$run_jar"
-    cat "$run_jar"; } | cksum | awk '{print $1}')
-  archive="$cds_dir/node-$id-$key.jsa"
+  archive="$cds_dir/node-$id-$cds_key.jsa"
   mkdir -p "$cds_dir"
   if [[ -s "$archive.new" ]]; then
     # shellcheck disable=SC2086 # java_opts holds several options on purpose
@@ -114,9 +112,18 @@ cds_args() {
     echo "-XX:SharedArchiveFile=$archive"
   else
     # This node's archives for another jar, JVM or options: the JVM would refuse them.
-    find "$cds_dir" -maxdepth 1 -name "node-$id-*.jsa*" ! -name "node-$id-$key.jsa*" -delete
+    find "$cds_dir" -maxdepth 1 -name "node-$id-*.jsa*" ! -name "node-$id-$cds_key.jsa*" -delete
     echo "-XX:ArchiveClassesAtExit=$archive.new"
   fi
+}
+
+# Sets cds_key, the archive key of $run_jar, unless set: once per run of this script (every node of
+# an `up` or a `roll` shares it; cleared when the jar is replaced). Not in a subshell, so it sticks.
+# The JVM also checks the jar's modification time, so it is part of the key (GNU stat, then BSD's).
+ensure_cds_key() {
+  [[ "$cds" == 1 && -z "$cds_key" ]] || return 0
+  cds_key=$({ java -version 2>&1; echo "$java_opts"; stat -c %Y "$run_jar" 2>/dev/null || stat -f %m "$run_jar"
+    cat "$run_jar"; } | cksum | awk '{print $1}')
 }
 
 build_jar_if_missing() {
@@ -145,6 +152,7 @@ install_run_jar() {
   # -p: a copy of an unchanged jar keeps its time, and with it the nodes' class-data-sharing archives.
   cp -p "$jar" "$run_jar.tmp"
   mv -f "$run_jar.tmp" "$run_jar"
+  cds_key=""
 }
 
 # Reads data/cluster.env (NODES, PARTITIONS) written by `up`.
@@ -247,6 +255,7 @@ launch_node() {
   local id=$1 out pid old_umask tls=() cds_opt
   mkdir -p "$data_dir" "$log_dir"
   raise_fd_limit
+  ensure_cds_key
   cds_opt=$(cds_args "$id")
   while IFS= read -r arg; do
     [[ -n "$arg" ]] && tls+=("$arg")
@@ -490,6 +499,7 @@ cmd_roll() {
     echo "roll: the nodes will start from the newly built $jar (a rolling upgrade)"
     cp -p "$jar" "$run_jar.tmp"
     mv -f "$run_jar.tmp" "$run_jar"
+  cds_key=""
   fi
   echo "roll: checking that the cluster is caught up and balanced before the first node (at most ${roll_ready_timeout_s}s) ..."
   wait_ready "$roll_ready_timeout_s" || die "the cluster is not ready to roll (see above); nothing was restarted"

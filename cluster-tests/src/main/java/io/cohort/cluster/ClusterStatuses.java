@@ -85,15 +85,25 @@ final class ClusterStatuses {
         }
     }
 
+    /** The ClusterStatus of each of {@code nodeIds} that answers, by node id; the others are left out. */
+    static Map<Integer, ClusterStatusResponse> answers(ProcessCluster cluster, List<Integer> nodeIds) {
+        Map<Integer, ClusterStatusResponse> answers = new TreeMap<>();
+        for (int id : nodeIds) {
+            try {
+                answers.put(id, cluster.status(id));
+            } catch (StatusRuntimeException e) {
+                // not answering (yet)
+            }
+        }
+        return answers;
+    }
+
     /** The leader of every partition if all running nodes agree and each leader is ready; else null. */
     Map<Integer, Integer> agreedLeaders() {
-        Map<Integer, ClusterStatusResponse> statuses = new TreeMap<>();
-        for (int id : cluster.runningNodeIds()) {
-            try {
-                statuses.put(id, cluster.status(id));
-            } catch (StatusRuntimeException e) {
-                return null;
-            }
+        List<Integer> running = cluster.runningNodeIds();
+        Map<Integer, ClusterStatusResponse> statuses = answers(cluster, running);
+        if (statuses.size() < running.size()) {
+            return null;
         }
         // A node that lists fewer partitions does not know them yet, or (authorizer on) has not yet
         // applied the ACL that lets this caller describe the cluster: not settled, ask again.

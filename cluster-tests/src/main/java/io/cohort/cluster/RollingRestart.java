@@ -2,11 +2,9 @@ package io.cohort.cluster;
 
 import io.cohort.api.v1.ClusterStatusResponse;
 import io.cohort.client.RollReadiness;
-import io.grpc.StatusRuntimeException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
@@ -81,15 +79,8 @@ public final class RollingRestart {
                 }, () -> "\nstill waiting for: " + waiting.get() + cluster.describeStatuses());
     }
 
+    /** Every running node's ClusterStatus; a node that does not answer (yet) is left out, and RollReadiness says so. */
     private static Map<Integer, ClusterStatusResponse> ask(ProcessCluster cluster) {
-        Map<Integer, ClusterStatusResponse> answers = new LinkedHashMap<>();
-        for (int id : cluster.runningNodeIds()) {
-            try {
-                answers.put(id, cluster.status(id));
-            } catch (StatusRuntimeException e) {
-                // Not answering (yet): RollReadiness says so.
-            }
-        }
-        return answers;
+        return ClusterStatuses.answers(cluster, cluster.runningNodeIds());
     }
 }

@@ -21,17 +21,16 @@ public class CohortException extends RuntimeException {
     }
 
     public CohortException(ErrorCode errorCode, String message, Throwable cause) {
-        super(message(errorCode, message), cause);
-        this.errorCode = errorCode;
+        this(errorCode, message, cause, true);
     }
 
     /**
-     * With {@code message} as the whole message, without the code's name in front: for failures that
-     * are not the server's ({@link TransportSecurityException}), where "UNKNOWN_SERVER_ERROR (-1)"
-     * would send the reader to the wrong place.
+     * With {@code codeInMessage} false, {@code message} is the whole message, without the code's name
+     * in front: for failures that are not the server's ({@link TransportSecurityException}), where
+     * "UNKNOWN_SERVER_ERROR (-1)" would send the reader to the wrong place.
      */
-    protected CohortException(ErrorCode errorCode, Throwable cause, String message) {
-        super(message, cause);
+    protected CohortException(ErrorCode errorCode, String message, Throwable cause, boolean codeInMessage) {
+        super(codeInMessage ? message(errorCode, message) : message, cause);
         this.errorCode = errorCode;
     }
 

@@ -14,6 +14,6 @@ public final class TransportSecurityException extends CohortException {
     private static final long serialVersionUID = 1L;
 
     public TransportSecurityException(String message, Throwable cause) {
-        super(ErrorCode.UNKNOWN_SERVER_ERROR, cause, message);
+        super(ErrorCode.UNKNOWN_SERVER_ERROR, message, cause, false);
     }
 }
