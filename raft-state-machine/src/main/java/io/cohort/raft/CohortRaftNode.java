@@ -10,27 +10,20 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicIntegerArray;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
-import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.protocol.ClientId;
-import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
-import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.DivisionInfo;
@@ -57,8 +50,6 @@ public final class CohortRaftNode implements AutoCloseable {
     private static final long MEMBERSHIP_REFRESH_INTERVAL_MS = 500;
     /** How often every replica is checked to be still open (see {@link StorageWatch}). */
     private static final long REPLICA_CHECK_INTERVAL_MS = 1_000;
-    /** How often the replay of the log held at start is checked: what waits for it starts this late at most. */
-    private static final long STARTUP_REPLAY_CHECK_INTERVAL_MS = 50;
 
     private final int nodeId;
     /** Started with the join option: its replicas start with an empty configuration and wait. */
@@ -73,13 +64,15 @@ public final class CohortRaftNode implements AutoCloseable {
     private final ReplicaLifecycle lifecycle;
     /** Ratis events of every partition, routed to the proposer, the timers and the listener. */
     private final PartitionStateMachine.Hooks hooks = new RaftEventRouter(this);
-    private final AtomicIntegerArray leaders;
+    private final PartitionLeaders leaders;
+    private final PartitionRequests requests;
     private final ScheduledExecutorService timerScheduler;
     /** Wakes proposers whose linger ran out; its own thread, so group timers never delay a commit. */
     private final ScheduledExecutorService lingerTimer;
     private final RaftPort raftPort;
     private final RaftServer server;
     private final LocalRaftCalls raftCalls;
+    private final ReplicaProbe probe;
     private final StorageWatch storageWatch;
     private final LeaderBalancer leaderBalancer;
     private final MembershipChanges changes;
@@ -102,13 +95,12 @@ public final class CohortRaftNode implements AutoCloseable {
         int partitions = spec.partitions();
         this.replicas = new HostedReplicas(partitions);
         this.lifecycle = new ReplicaLifecycle(this, replicas);
-        this.leaders = new AtomicIntegerArray(partitions);
+        this.leaders = new PartitionLeaders(this, partitions);
         this.timerScheduler = daemonScheduler("cohort-timers-n" + nodeId);
         this.lingerTimer = daemonScheduler("cohort-batch-linger-n" + nodeId);
         this.storageWatch = new StorageWatch(nodeId, this::onStorageFailure);
         PartitionStateMachine[] stateMachines = new PartitionStateMachine[partitions];
         for (int p = 0; p < partitions; p++) {
-            leaders.set(p, -1);
             // Where the placement puts a replica, and every replica on disk: one a move brought here
             // (the placement follows it once the change is done) or one a move is taking away.
             if (!spec.hosts(nodeId, p) && !Files.isDirectory(ReplicaStorage.groupDir(dataDir, spec, p))) {
@@ -136,6 +128,8 @@ public final class CohortRaftNode implements AutoCloseable {
                 })
                 .build();
         this.raftCalls = new LocalRaftCalls(server, clientId, selfId);
+        this.probe = new ReplicaProbe(server, view::spec);
+        this.requests = new PartitionRequests(this, replicas, leaders, raftCalls);
         this.leaderExitElection = tuning.electionOnLeaderExit() ? new LeaderExitElection(this) : null;
         for (int p = 0; p < partitions; p++) {
             if (stateMachines[p] != null) {
@@ -201,8 +195,9 @@ public final class CohortRaftNode implements AutoCloseable {
         }
         CohortRaftNode node = new CohortRaftNode(nodeId, spec, dataDir, tuning, raftPort, listener, joining);
         node.server.start();
-        node.addMissingGroups();
-        node.watchStartupReplay(startNanos);
+        node.lifecycle.createMissing(joining);
+        node.startupReplay = StartupReplay.watch(nodeId, node.hostedPartitions(), node.probe::appliedIndex,
+                node.probe::lastLogIndex, startNanos, node.timerScheduler);
         node.refreshMembership();
         node.timerScheduler.scheduleWithFixedDelay(node::refreshMembership, MEMBERSHIP_REFRESH_INTERVAL_MS,
                 MEMBERSHIP_REFRESH_INTERVAL_MS, TimeUnit.MILLISECONDS);
@@ -223,30 +218,6 @@ public final class CohortRaftNode implements AutoCloseable {
                 node.hostedPartitions().size(), spec.partitions(), spec.replicationFactor(),
                 spec.peer(nodeId).raftPort(), raftPort.tls().enabled() ? "mutual TLS" : "plaintext");
         return node;
-    }
-
-    /**
-     * Records what each hosted replica has to apply from its own log (its snapshot's index to the last
-     * entry of its log) and checks on the timer thread until it is applied.
-     */
-    private void watchStartupReplay(long startNanos) {
-        List<StartupReplay.Span> spans = new ArrayList<>();
-        for (int p : hostedPartitions()) {
-            spans.add(new StartupReplay.Span(p, appliedIndex(p), lastLogIndex(p)));
-        }
-        StartupReplay replay = new StartupReplay(nodeId, spans, startNanos);
-        startupReplay = replay;
-        if (replay.check(this::appliedIndex, System.nanoTime())) {
-            return;
-        }
-        AtomicReference<ScheduledFuture<?>> poll = new AtomicReference<>();
-        poll.set(timerScheduler.scheduleWithFixedDelay(() -> {
-            ScheduledFuture<?> self = poll.get();
-            // Null only if the first check ran before the schedule returned: the next one cancels.
-            if (replay.check(this::appliedIndex, System.nanoTime()) && self != null) {
-                self.cancel(false);
-            }
-        }, STARTUP_REPLAY_CHECK_INTERVAL_MS, STARTUP_REPLAY_CHECK_INTERVAL_MS, TimeUnit.MILLISECONDS));
     }
 
     /**
@@ -283,37 +254,6 @@ public final class CohortRaftNode implements AutoCloseable {
      */
     RaftGroup raftGroup(int partition) {
         return RaftGroup.valueOf(spec().raftGroupId(partition), spec().raftPeers(partition));
-    }
-
-    private void addMissingGroups() throws IOException {
-        Set<RaftGroupId> existing = new HashSet<>();
-        server.getGroupIds().forEach(existing::add);
-        boolean ranBefore = existing.contains(spec().raftGroupId(0));
-        for (int p = 0; p < spec().partitions(); p++) {
-            if (!hosts(p) || existing.contains(spec().raftGroupId(p))) {
-                continue;
-            }
-            // A replica missing at a start of a node that ran before (its replica of partition 0,
-            // the membership, is on disk) knows no configuration: a move to this node was creating
-            // it (deleted at start if it never received anything), and its group's leader adds it
-            // when the move runs again; so does a joining node's. Until this change it was created
-            // with the placement's peers whenever the peers at start equalled the cached members:
-            // it started as a follower of a group that did not list it, called an election as soon
-            // as its leader installed a snapshot, was told it is not in the configuration and shut
-            // (seen in ReplicaMoveIT: a move resumed after a SIGKILL never finished). Only the first
-            // start of a node whose replicas were not written before Ratis ran (the layout before
-            // NewReplicas) creates them with the placement's peers.
-            boolean waitToBeAdded = joining || ranBefore;
-            RaftGroup group = waitToBeAdded ? RaftGroup.valueOf(spec().raftGroupId(p), List.of()) : raftGroup(p);
-            if (waitToBeAdded) {
-                LOG.info("node {}: replica of partition {} created empty, waiting to be added", nodeId, p);
-                replicas.noteLogRead(p, -1); // no history of its own: only what its leader sends
-            }
-            RaftClientReply reply = raftCalls.addGroup(group, true);
-            if (!reply.isSuccess()) {
-                throw new IOException("could not create the replica of partition " + p + ": " + reply.getException());
-            }
-        }
     }
 
     public int nodeId() {
@@ -510,14 +450,9 @@ public final class CohortRaftNode implements AutoCloseable {
         return replicas.get(partition);
     }
 
-    /** Records the leader Ratis named for {@code partition} (-1: none). */
-    void noteLeader(int partition, int leader) {
-        leaders.set(partition, leader);
-    }
-
-    /** Stops naming this node the leader of {@code partition} (it stepped down; the next is not known yet). */
-    void forgetSelfAsLeader(int partition) {
-        leaders.compareAndSet(partition, nodeId, -1);
+    /** Who this node believes leads each partition. */
+    PartitionLeaders leaders() {
+        return leaders;
     }
 
     LeaderBalancer leaderBalancer() {
@@ -559,11 +494,6 @@ public final class CohortRaftNode implements AutoCloseable {
         storageWatch.replicaReopened(partition);
     }
 
-    /** Forgets {@code partition}'s leader (a replica created or released here). */
-    void forgetLeader(int partition) {
-        leaders.set(partition, -1);
-    }
-
     Membership membershipOf(org.apache.ratis.server.RaftConfiguration conf) {
         return view.membershipOf(conf);
     }
@@ -578,9 +508,7 @@ public final class CohortRaftNode implements AutoCloseable {
      * learns it). Ignored for a hosted partition, whose leader Ratis reports here.
      */
     public void learnRemoteLeader(int partition, int leader) {
-        if (!hosts(partition)) {
-            leaders.set(partition, leader);
-        }
+        leaders.learnRemote(partition, leader);
     }
 
     /**
@@ -590,23 +518,7 @@ public final class CohortRaftNode implements AutoCloseable {
      * not hold: the leader its replicas last named ({@link #learnRemoteLeader}).
      */
     public int leaderOf(int partition) {
-        if (view.removed()) {
-            return -1;
-        }
-        int leader = leaders.get(partition);
-        if (leader == -1 || leader == nodeId || !hosts(partition)) {
-            return leader;
-        }
-        try {
-            RoleInfoProto role = division(partition).getInfo().getRoleInfoProto();
-            if (role.hasFollowerInfo()
-                    && role.getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs() > tuning.electionTimeoutMaxMs()) {
-                return -1;
-            }
-        } catch (IOException e) {
-            return -1;
-        }
-        return leader;
+        return leaders.leaderOf(partition);
     }
 
     /**
@@ -623,9 +535,7 @@ public final class CohortRaftNode implements AutoCloseable {
         }
         // Stop naming it at once: a follower that does not stand would otherwise send clients to the
         // dead node until the election's vote request reaches it. The new leader is named when elected.
-        for (int p = 0; p < leaders.length(); p++) {
-            leaders.compareAndSet(p, nodeId, -1);
-        }
+        leaders.forgetNode(nodeId);
         return leaderExitElection.leaderExited(nodeId);
     }
 
@@ -635,25 +545,21 @@ public final class CohortRaftNode implements AutoCloseable {
     }
 
     RaftServer.Division division(int partition) throws IOException {
-        return server.getDivision(spec().raftGroupId(partition));
+        return probe.division(partition);
+    }
+
+    /** What Ratis reports of this node's replicas. */
+    ReplicaProbe probe() {
+        return probe;
     }
 
     /** Whether this node leads {@code partition} and has applied its term's first entry. */
     public boolean isLeaderReady(int partition) {
-        try {
-            DivisionInfo info = division(partition).getInfo();
-            return info.isLeader() && info.isLeaderReady();
-        } catch (IOException e) {
-            return false;
-        }
+        return probe.isLeaderReady(partition);
     }
 
     public boolean isLeader(int partition) {
-        try {
-            return division(partition).getInfo().isLeader();
-        } catch (IOException e) {
-            return false;
-        }
+        return probe.isLeader(partition);
     }
 
     /**
@@ -662,17 +568,7 @@ public final class CohortRaftNode implements AutoCloseable {
      * @throws ProposalException (NOT_LEADER, with the leader as known) if this node holds no replica of it
      */
     public GroupCoordinatorShard shard(int partition) {
-        return hostedStateMachine(partition).shard();
-    }
-
-    private PartitionStateMachine hostedStateMachine(int partition) {
-        HostedReplicas.Replica replica = replicas.get(partition);
-        PartitionStateMachine stateMachine = replica == null ? null : replica.stateMachine();
-        if (stateMachine == null) {
-            throw new ProposalException(ProposalException.Kind.NOT_LEADER, leaders.get(partition),
-                    "node " + nodeId + " holds no replica of partition " + partition, null);
-        }
-        return stateMachine;
+        return requests.stateMachine(partition).shard();
     }
 
     /**
@@ -685,8 +581,9 @@ public final class CohortRaftNode implements AutoCloseable {
         return shard(0).topics();
     }
 
+    /** @throws ProposalException (NOT_LEADER, with the leader as known) if this node holds no replica of it */
     public PartitionStateMachine stateMachine(int partition) {
-        return hostedStateMachine(partition);
+        return requests.stateMachine(partition);
     }
 
     /**
@@ -694,33 +591,7 @@ public final class CohortRaftNode implements AutoCloseable {
      * applied here. Fails with {@link ProposalException} if this node is not the leader-ready leader.
      */
     public CompletableFuture<Result> submit(int partition, Command command) {
-        ProposalException refusal = refuseUnlessLeaderReady(partition);
-        if (refusal != null) {
-            return CompletableFuture.failedFuture(refusal);
-        }
-        HostedReplicas.Replica replica = replicas.get(partition);
-        if (replica == null) {
-            return CompletableFuture.failedFuture(new ProposalException(ProposalException.Kind.NOT_LEADER, -1,
-                    "node " + nodeId + " holds no replica of partition " + partition, null));
-        }
-        return replica.proposer().submit(command);
-    }
-
-    private ProposalException refuseUnlessLeaderReady(int partition) {
-        if (view.removed()) {
-            return new ProposalException(ProposalException.Kind.NOT_LEADER, -1, "node " + nodeId
-                    + " was removed from cluster " + spec().clusterId() + " and serves nothing; its data can be deleted",
-                    null);
-        }
-        if (!isLeader(partition)) {
-            return new ProposalException(ProposalException.Kind.NOT_LEADER, leaders.get(partition),
-                    "node " + nodeId + " does not lead partition " + partition, null);
-        }
-        if (!isLeaderReady(partition)) {
-            return new ProposalException(ProposalException.Kind.NOT_READY, nodeId,
-                    "node " + nodeId + " leads partition " + partition + " but is not ready yet", null);
-        }
-        return null;
+        return requests.submit(partition, command);
     }
 
     /**
@@ -730,18 +601,7 @@ public final class CohortRaftNode implements AutoCloseable {
      * sees it, also across failover. Local: this replica's applied state at once, possibly stale.
      */
     public <T> CompletableFuture<T> read(int partition, boolean linearizable, Function<GroupCoordinatorShard, T> read) {
-        if (!hosts(partition)) {
-            return CompletableFuture.failedFuture(refuseUnlessLeaderReady(partition));
-        }
-        GroupCoordinatorShard shard = hostedStateMachine(partition).shard();
-        if (!linearizable) {
-            return CompletableFuture.completedFuture(read.apply(shard));
-        }
-        ProposalException refusal = refuseUnlessLeaderReady(partition);
-        if (refusal != null) {
-            return CompletableFuture.failedFuture(refusal);
-        }
-        return readAnyReplica(partition, read);
+        return requests.read(partition, linearizable, read);
     }
 
     /**
@@ -751,30 +611,7 @@ public final class CohortRaftNode implements AutoCloseable {
      * never missing from the answer of a lagging follower.
      */
     public <T> CompletableFuture<T> readAnyReplica(int partition, Function<GroupCoordinatorShard, T> read) {
-        if (!hosts(partition)) {
-            return CompletableFuture.failedFuture(refuseUnlessLeaderReady(partition));
-        }
-        CompletableFuture<T> result = new CompletableFuture<>();
-        PartitionStateMachine stateMachine = hostedStateMachine(partition);
-        Message message = stateMachine.registerRead(() -> {
-            try {
-                result.complete(read.apply(stateMachine.shard()));
-            } catch (RuntimeException e) {
-                result.completeExceptionally(e);
-            }
-        });
-        raftCalls.read(spec().raftGroupId(partition), message, tuning.readTimeoutMs()).whenComplete((r, error) -> {
-            if (result.isDone()) {
-                return;
-            }
-            stateMachine.abandonRead(message);
-            Throwable cause = error != null ? error : r.getException();
-            ProposalException.Kind kind = r != null && r.getNotLeaderException() != null
-                    ? ProposalException.Kind.NOT_LEADER : ProposalException.Kind.INDETERMINATE;
-            result.completeExceptionally(new ProposalException(kind, leaders.get(partition),
-                    "partition " + partition + ": linearizable read failed: " + cause, cause));
-        });
-        return result;
+        return requests.readAnyReplica(partition, read);
     }
 
     /** The Raft port's guard, bounds and TLS, and what they refused since start. */
@@ -787,7 +624,7 @@ public final class CohortRaftNode implements AutoCloseable {
         return clientId;
     }
 
-    /** The Raft server, for tests that write raw entries (what replicas do with one that does not decode). */
+    /** The Raft server: the groups it holds ({@link ReplicaLifecycle#createMissing}); tests write raw entries through it. */
     RaftServer raftServer() {
         return server;
     }
@@ -814,51 +651,22 @@ public final class CohortRaftNode implements AutoCloseable {
         return leaderBalancer.transfer(partition, targetNodeId, timeoutMs);
     }
 
-    /** Ratis's transfer of {@code partition} to {@code targetNodeId}, or to any other replica with -1. */
-    CompletableFuture<RaftClientReply> requestTransfer(int partition, int targetNodeId, long timeoutMs)
-            throws IOException {
-        RaftPeerId target = targetNodeId < 0 ? null : RaftPeerId.valueOf(spec().peer(targetNodeId).peerId());
-        return raftCalls.transferLeadership(spec().raftGroupId(partition), target, timeoutMs);
-    }
-
     /** This node's view of one partition (for ClusterStatus and tests). */
     public PartitionStatus status(int partition) {
         String groupUuid = spec().raftGroupId(partition).getUuid().toString();
         try {
             RaftServer.Division division = division(partition);
-            return PartitionStatus.read(partition, groupUuid, leaders.get(partition), division,
-                    hostedStateMachine(partition).getLatestSnapshot());
+            return PartitionStatus.read(partition, groupUuid, leaders.recorded(partition), division,
+                    requests.stateMachine(partition).getLatestSnapshot());
         } catch (IOException | RuntimeException e) {
             // Also a replica Ratis is still initializing (created for a move: "log is uninitialized").
-            return PartitionStatus.unknown(partition, groupUuid, hosts(partition) ? -1 : leaders.get(partition));
-        }
-    }
-
-    /** The last index this node's replica of {@code partition} applied, or -1 if it cannot tell. */
-    private long appliedIndex(int partition) {
-        try {
-            return division(partition).getInfo().getLastAppliedIndex();
-        } catch (IOException | RuntimeException e) {
-            return -1;
-        }
-    }
-
-    /** The index of the last entry in this node's log of {@code partition}, or -1 if it cannot tell. */
-    private long lastLogIndex(int partition) {
-        try {
-            return division(partition).getRaftLog().getNextIndex() - 1;
-        } catch (IOException | RuntimeException e) {
-            return -1;
+            return PartitionStatus.unknown(partition, groupUuid, hosts(partition) ? -1 : leaders.recorded(partition));
         }
     }
 
     /** The first index still in this node's log of {@code partition} (entries before it were purged). */
     public long logStartIndex(int partition) {
-        try {
-            return division(partition).getRaftLog().getStartIndex();
-        } catch (IOException e) {
-            return -1;
-        }
+        return probe.logStartIndex(partition);
     }
 
     /**
@@ -883,20 +691,11 @@ public final class CohortRaftNode implements AutoCloseable {
 
     private void expireOverdueProposals() {
         long nowNanos = System.nanoTime();
-        for (int p = 0; p < replicas.partitions(); p++) {
-            HostedReplicas.Replica replica = replicas.get(p);
-            if (replica != null) {
-                replica.proposer().expireOverdue(nowNanos);
-            }
-        }
+        replicas.forEach(replica -> replica.proposer().expireOverdue(nowNanos));
     }
 
     boolean isReplicaOpen(int partition) {
-        try {
-            return division(partition).getInfo().isAlive();
-        } catch (IOException e) {
-            return false;
-        }
+        return probe.isOpen(partition);
     }
 
     /**
@@ -908,13 +707,10 @@ public final class CohortRaftNode implements AutoCloseable {
         ProposalException refusal = new ProposalException(ProposalException.Kind.INDETERMINATE, -1,
                 "node " + nodeId + " cannot write its storage (" + failure.description() + "); outcome unknown",
                 failure.cause());
-        for (int p = 0; p < replicas.partitions(); p++) {
-            HostedReplicas.Replica replica = replicas.get(p);
-            if (replica != null) {
-                replica.proposer().failAll(refusal);
-                replica.timers().deactivate();
-            }
-        }
+        replicas.forEach(replica -> {
+            replica.proposer().failAll(refusal);
+            replica.timers().deactivate();
+        });
         listener.onStorageFailed(failure.description(), failure.cause());
     }
 
@@ -931,13 +727,10 @@ public final class CohortRaftNode implements AutoCloseable {
         }
         storageWatch.close();
         changes.close();
-        for (int p = 0; p < replicas.partitions(); p++) {
-            HostedReplicas.Replica replica = replicas.get(p);
-            if (replica != null) {
-                replica.proposer().close();
-                replica.timers().deactivate();
-            }
-        }
+        replicas.forEach(replica -> {
+            replica.proposer().close();
+            replica.timers().deactivate();
+        });
         timerScheduler.shutdownNow();
         lingerTimer.shutdownNow();
         try {

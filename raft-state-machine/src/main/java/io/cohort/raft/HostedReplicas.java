@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Consumer;
 import org.apache.ratis.protocol.RaftGroupId;
 
 /**
@@ -56,6 +57,16 @@ final class HostedReplicas {
     /** The replica of {@code partition}, or null where this node holds none. */
     Replica get(int partition) {
         return byPartition.get(partition);
+    }
+
+    /** Runs {@code action} on each replica held now, in partition order. */
+    void forEach(Consumer<Replica> action) {
+        for (int p = 0; p < byPartition.length(); p++) {
+            Replica replica = byPartition.get(p);
+            if (replica != null) {
+                action.accept(replica);
+            }
+        }
     }
 
     boolean hosts(int partition) {

@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -119,12 +120,19 @@ final class LeaderBalancer {
     CompletableFuture<RaftClientReply> transfer(int partition, int targetNodeId, long timeoutMs) {
         transfersAwaitingReply.incrementAndGet(partition);
         try {
-            return node.requestTransfer(partition, targetNodeId, timeoutMs)
+            return requestTransfer(partition, targetNodeId, timeoutMs)
                     .whenComplete((reply, error) -> transfersAwaitingReply.decrementAndGet(partition));
         } catch (IOException e) {
             transfersAwaitingReply.decrementAndGet(partition);
             return CompletableFuture.failedFuture(e);
         }
+    }
+
+    /** Ratis's transfer of {@code partition} to {@code targetNodeId}, or to any other replica with -1. */
+    private CompletableFuture<RaftClientReply> requestTransfer(int partition, int targetNodeId, long timeoutMs)
+            throws IOException {
+        RaftPeerId target = targetNodeId < 0 ? null : RaftPeerId.valueOf(node.spec().peer(targetNodeId).peerId());
+        return node.raftCalls().transferLeadership(node.spec().raftGroupId(partition), target, timeoutMs);
     }
 
     /** See {@link StuckStepDownWatch}: a leader Ratis left stepping down is stepped down for real. */
@@ -136,7 +144,7 @@ final class LeaderBalancer {
                 return;
             }
             if (stuckStepDowns.isStuck(partition, division, nowMs)) {
-                node.requestTransfer(partition, -1, TRANSFER_TIMEOUT_MS);
+                requestTransfer(partition, -1, TRANSFER_TIMEOUT_MS);
             }
         } catch (IOException e) {
             LOG.debug("node {}: partition {}: {}", node.nodeId(), partition, e.toString());

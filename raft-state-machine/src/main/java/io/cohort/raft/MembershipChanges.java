@@ -51,97 +51,6 @@ public final class MembershipChanges {
     private static final long PROGRESS_EVERY_MS = 2_000;
     private static final long TRANSFER_RETRY_PAUSE_MS = 1_000;
 
-    /** Why a change was refused or failed. */
-    public enum Failure {
-        /** This node does not lead the partition: ask {@link MembershipException#leader()}. */
-        NOT_LEADER,
-        /** The change would leave the cluster without a working quorum (strict reconfiguration check). */
-        QUORUM,
-        /** Another membership change is running or was left halfway (finish or undo it first). */
-        IN_PROGRESS,
-        /** The request names an id or address that conflicts with the membership. */
-        INVALID,
-        /** The change is not possible here (kept for the API: nothing raises it since replica moves). */
-        UNSUPPORTED,
-        /** A step did not finish in time (the new node is down or cannot catch up). */
-        TIMEOUT,
-        /** The node to remove led partition 0 here; leadership moved to {@link MembershipException#leader()}. */
-        LEADERSHIP_MOVED
-    }
-
-    /** A refused or failed change; the message is for the operator. */
-    public static final class MembershipException extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        private final Failure failure;
-        private final int leader;
-
-        MembershipException(Failure failure, int leader, String message) {
-            super(message);
-            this.failure = failure;
-            this.leader = leader;
-        }
-
-        /** A failure another node reported for its part of a change ({@link ReplicaPeers}). */
-        public static MembershipException reported(Failure failure, int leader, String message) {
-            return new MembershipException(failure, leader, message);
-        }
-
-        public Failure failure() {
-            return failure;
-        }
-
-        /** The leader to ask instead (NOT_LEADER, LEADERSHIP_MOVED), or -1. */
-        public int leader() {
-            return leader;
-        }
-    }
-
-    /**
-     * Asks the node that leads {@code partition} now to hand its leadership to {@code targetNode}
-     * (the node running the change). Configuration changes run on a partition's leader, and with
-     * several partitions the leaders are spread over the nodes; Ratis lets only a leader start a
-     * transfer, so the request goes to that node, over the client port (the server's
-     * TransferLeadership, authorized as the caller of the change).
-     */
-    @FunctionalInterface
-    public interface LeaderHandover {
-        /** No other node is asked: a partition led elsewhere fails the change with NOT_LEADER. */
-        LeaderHandover NONE = (partition, targetNode) -> CompletableFuture.failedFuture(
-                new IllegalStateException("no way to ask another node to hand over leadership"));
-
-        CompletableFuture<?> request(int partition, int targetNode);
-    }
-
-    /**
-     * Calls to other nodes a replica move needs: the server's, over their client ports, as the
-     * caller of the change (as {@link LeaderHandover}).
-     */
-    public interface ReplicaPeers {
-        /** No other node is asked: a move that needs one fails. */
-        ReplicaPeers NONE = new ReplicaPeers() {
-            @Override
-            public CompletableFuture<?> hostReplica(int nodeId, int partition) {
-                return CompletableFuture.failedFuture(new IllegalStateException("no way to ask node " + nodeId));
-            }
-
-            @Override
-            public CompletableFuture<List<String>> movePartition(int nodeId, int partition,
-                                                                 List<NodeAddress> replicas) {
-                return CompletableFuture.failedFuture(new IllegalStateException("no way to ask node " + nodeId));
-            }
-        };
-
-        /** Asks node {@code nodeId} to create an empty replica of {@code partition} (if it has none). */
-        CompletableFuture<?> hostReplica(int nodeId, int partition);
-
-        /**
-         * Asks node {@code nodeId} to move {@code partition}'s replicas to {@code replicas}
-         * ({@link #movePartitionHere}); completes with its steps, or fails with a
-         * {@link MembershipException} (NOT_LEADER: it holds no voting replica, ask another).
-         */
-        CompletableFuture<List<String>> movePartition(int nodeId, int partition, List<NodeAddress> replicas);
-    }
-
     /** How long a partition's leader may take to hand it to this node before the change gives up. */
     private static final long HANDOVER_TIMEOUT_MS = 30_000;
 
@@ -210,7 +119,7 @@ public final class MembershipChanges {
                                                              Consumer<String> progress, LeaderHandover handover) {
         return run(steps -> {
             if (!groupConf(partition).isVoter(node.nodeId())) {
-                throw new MembershipException(Failure.NOT_LEADER, node.leaderOf(partition), "node " + node.nodeId()
+                throw new MembershipException(MembershipException.Failure.NOT_LEADER, node.leaderOf(partition), "node " + node.nodeId()
                         + " holds no voting replica of partition " + partition);
             }
             changeGroup(partition, replicas, steps);
@@ -226,7 +135,7 @@ public final class MembershipChanges {
                                                 LeaderHandover handover, ReplicaPeers peers,
                                                 boolean membershipChange) {
         if (!running.compareAndSet(false, true)) {
-            return CompletableFuture.failedFuture(new MembershipException(Failure.IN_PROGRESS, -1,
+            return CompletableFuture.failedFuture(new MembershipException(MembershipException.Failure.IN_PROGRESS, -1,
                     "another membership change is running on node " + node.nodeId() + "; one at a time"));
         }
         return CompletableFuture.supplyAsync(() -> {
@@ -252,19 +161,19 @@ public final class MembershipChanges {
         Membership members = groupConf(0);
         Optional<NodeAddress> same = members.member(id);
         if (same.isPresent() && !same.get().raftAddress().equals(newNode.raftAddress())) {
-            throw new MembershipException(Failure.INVALID, -1, "node " + id + " is already a member with Raft address "
+            throw new MembershipException(MembershipException.Failure.INVALID, -1, "node " + id + " is already a member with Raft address "
                     + same.get().raftAddress() + ", not " + newNode.raftAddress()
                     + "; remove it first to replace it at another address");
         }
         for (NodeAddress member : members.all()) {
             if (member.nodeId() != id && member.raftAddress().equals(newNode.raftAddress())) {
-                throw new MembershipException(Failure.INVALID, -1, "Raft address " + newNode.raftAddress()
+                throw new MembershipException(MembershipException.Failure.INVALID, -1, "Raft address " + newNode.raftAddress()
                         + " belongs to member " + member.nodeId());
             }
         }
         for (NodeAddress listener : members.listeners()) {
             if (listener.nodeId() != id) {
-                throw new MembershipException(Failure.IN_PROGRESS, -1, "node " + listener.nodeId()
+                throw new MembershipException(MembershipException.Failure.IN_PROGRESS, -1, "node " + listener.nodeId()
                         + " is still being added (a listener of partition 0): finish that with add-node --id "
                         + listener.nodeId() + ", or undo it with remove-node --id " + listener.nodeId());
             }
@@ -307,7 +216,7 @@ public final class MembershipChanges {
                         steps.say("partition " + partition + ": created an empty replica on node " + node.nodeId());
                     }
                 } catch (java.io.IOException e) {
-                    throw new MembershipException(Failure.TIMEOUT, -1, "partition " + partition
+                    throw new MembershipException(MembershipException.Failure.TIMEOUT, -1, "partition " + partition
                             + ": could not create a replica on node " + node.nodeId() + ": " + e.getMessage());
                 }
             } else {
@@ -320,7 +229,7 @@ public final class MembershipChanges {
                 changeGroup(partition, wanted, steps);
                 return;
             } catch (MembershipException e) {
-                if (e.failure() != Failure.LEADERSHIP_MOVED) {
+                if (e.failure() != MembershipException.Failure.LEADERSHIP_MOVED) {
                     throw e;
                 }
                 // This node left the partition: the voter it handed leadership to finishes.
@@ -353,23 +262,23 @@ public final class MembershipChanges {
                     done.forEach(step -> steps.say("node " + candidate + ": " + step));
                     return;
                 } catch (ExecutionException e) {
-                    if (e.getCause() instanceof MembershipException m && m.failure() != Failure.NOT_LEADER
-                            && m.failure() != Failure.LEADERSHIP_MOVED) {
+                    if (e.getCause() instanceof MembershipException m && m.failure() != MembershipException.Failure.NOT_LEADER
+                            && m.failure() != MembershipException.Failure.LEADERSHIP_MOVED) {
                         throw m;
                     }
                     lastFailure = "node " + candidate + ": " + e.getCause().getMessage();
                 } catch (TimeoutException e) {
-                    throw new MembershipException(Failure.TIMEOUT, -1, "partition " + partition + ": node "
+                    throw new MembershipException(MembershipException.Failure.TIMEOUT, -1, "partition " + partition + ": node "
                             + candidate + " did not finish moving it in " + CONF_CHANGE_TIMEOUT_MS
                             + " ms; re-run the command to resume");
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    throw new MembershipException(Failure.TIMEOUT, -1, "interrupted");
+                    throw new MembershipException(MembershipException.Failure.TIMEOUT, -1, "interrupted");
                 }
             }
             sleep(POLL_MS * 5);
         }
-        throw new MembershipException(Failure.TIMEOUT, -1, "partition " + partition + ": no voter of it took the "
+        throw new MembershipException(MembershipException.Failure.TIMEOUT, -1, "partition " + partition + ": no voter of it took the "
                 + "move (" + lastFailure + "); re-run the command");
     }
 
@@ -393,7 +302,7 @@ public final class MembershipChanges {
             }
             if (member.nodeId() == node.nodeId()) {
                 int target = moveLeadershipOff(p, node.nodeId(), wantedIds, steps);
-                throw new MembershipException(Failure.LEADERSHIP_MOVED, target, "node " + node.nodeId()
+                throw new MembershipException(MembershipException.Failure.LEADERSHIP_MOVED, target, "node " + node.nodeId()
                         + " leaves partition " + p + "; leadership moved to node " + target + ", which removes it");
             }
             removeFromGroup(p, member.nodeId(), steps);
@@ -411,7 +320,7 @@ public final class MembershipChanges {
             int others = group.voters().size() - 1;
             int live = liveVoters(p, id, others / 2 + 1);
             if (others == 0 || live < others / 2 + 1) {
-                throw new MembershipException(Failure.QUORUM, -1, "partition " + p + ": removing node " + id
+                throw new MembershipException(MembershipException.Failure.QUORUM, -1, "partition " + p + ": removing node " + id
                         + " leaves " + others + " voters of which " + live + " answer, below the quorum of "
                         + (others / 2 + 1) + ": bring the stopped voters back first");
             }
@@ -460,7 +369,7 @@ public final class MembershipChanges {
         int liveVoters = liveVoters(p, -1, newQuorum - 1);
         // The new voter joins only once caught up, so it counts: etcd's "started members >= new quorum".
         if (liveVoters + 1 < newQuorum) {
-            throw new MembershipException(Failure.QUORUM, -1, "partition " + p + ": only " + liveVoters + " of "
+            throw new MembershipException(MembershipException.Failure.QUORUM, -1, "partition " + p + ": only " + liveVoters + " of "
                     + group.voters().size() + " voters answer; with node " + id + " the quorum would be " + newQuorum
                     + ": bring the stopped voters back (or remove dead ones) first");
         }
@@ -492,12 +401,12 @@ public final class MembershipChanges {
         if (id == node.nodeId()) {
             // This node runs changes because it leads partition 0: the next leader removes it.
             int target = moveLeadershipOff(0, id, steps);
-            throw new MembershipException(Failure.LEADERSHIP_MOVED, target, "node " + id
+            throw new MembershipException(MembershipException.Failure.LEADERSHIP_MOVED, target, "node " + id
                     + " led partition 0; leadership moved to node " + target + ", which removes it");
         }
         List<NodeAddress> remaining = members.all().stream().filter(v -> v.nodeId() != id).toList();
         if (members.isVoter(id) && members.voters().stream().noneMatch(v -> v.nodeId() != id)) {
-            throw new MembershipException(Failure.QUORUM, -1, "node " + id + " is the last voter");
+            throw new MembershipException(MembershipException.Failure.QUORUM, -1, "node " + id + " is the last voter");
         }
         ClusterSpec target = node.specWithMembers(remaining);
         if (members.isVoter(id)) {
@@ -506,7 +415,7 @@ public final class MembershipChanges {
             int others = members.voters().size() - 1;
             int live = liveVoters(0, id, others / 2 + 1);
             if (live < others / 2 + 1) {
-                throw new MembershipException(Failure.QUORUM, -1, "partition 0: removing node " + id + " leaves "
+                throw new MembershipException(MembershipException.Failure.QUORUM, -1, "partition 0: removing node " + id + " leaves "
                         + others + " voters of which " + live + " answer, below the quorum of " + (others / 2 + 1)
                         + ": bring the stopped voters back first");
             }
@@ -530,7 +439,7 @@ public final class MembershipChanges {
                 .filter(r -> to == null || to.contains(r.nodeId()))
                 .filter(r -> r.lastRpcElapsedMs() < node.tuning().electionTimeoutMaxMs())
                 .min(java.util.Comparator.comparingLong(PartitionStatus.Replica::lagEntries))
-                .orElseThrow(() -> new MembershipException(Failure.QUORUM, -1, "partition " + p
+                .orElseThrow(() -> new MembershipException(MembershipException.Failure.QUORUM, -1, "partition " + p
                         + ": no other voter answers to take leadership from node " + id));
         steps.say("partition " + p + ": moving leadership from node " + id + " to node " + best.nodeId());
         for (int attempt = 1; ; attempt++) {
@@ -640,7 +549,7 @@ public final class MembershipChanges {
             sleep(POLL_MS);
         }
         if (!node.isLeaderReady(p)) {
-            throw new MembershipException(Failure.NOT_LEADER, node.leaderOf(p), "node " + node.nodeId()
+            throw new MembershipException(MembershipException.Failure.NOT_LEADER, node.leaderOf(p), "node " + node.nodeId()
                     + " does not lead partition " + p + " (leader: " + node.leaderOf(p) + ") and it was not handed "
                     + "over within " + HANDOVER_TIMEOUT_MS + " ms" + lastFailure + "; re-run the command");
         }
@@ -648,7 +557,7 @@ public final class MembershipChanges {
 
     private void requireLeaderOf(int p) {
         if (!node.isLeaderReady(p)) {
-            throw new MembershipException(Failure.NOT_LEADER, node.leaderOf(p), "node " + node.nodeId()
+            throw new MembershipException(MembershipException.Failure.NOT_LEADER, node.leaderOf(p), "node " + node.nodeId()
                     + " does not lead partition " + p + " (leader: " + node.leaderOf(p) + ")");
         }
     }
@@ -663,22 +572,22 @@ public final class MembershipChanges {
         try {
             T result = future.get(CONF_CHANGE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
             if (result instanceof RaftClientReply reply && !reply.isSuccess()) {
-                throw new MembershipException(Failure.TIMEOUT, -1, what + " failed: " + reply.getException());
+                throw new MembershipException(MembershipException.Failure.TIMEOUT, -1, what + " failed: " + reply.getException());
             }
             return result;
         } catch (TimeoutException e) {
-            throw new MembershipException(Failure.TIMEOUT, -1, what + ": no answer in " + CONF_CHANGE_TIMEOUT_MS
+            throw new MembershipException(MembershipException.Failure.TIMEOUT, -1, what + ": no answer in " + CONF_CHANGE_TIMEOUT_MS
                     + " ms; re-run the command to resume");
         } catch (ExecutionException e) {
             if (String.valueOf(e.getCause()).contains("ReconfigurationInProgress")) {
-                throw new MembershipException(Failure.IN_PROGRESS, -1, what + ": the group is still changing its "
+                throw new MembershipException(MembershipException.Failure.IN_PROGRESS, -1, what + ": the group is still changing its "
                         + "configuration (a node being added is staged until it answers and catches up): start that "
                         + "node, then re-run; " + e.getCause());
             }
-            throw new MembershipException(Failure.TIMEOUT, -1, what + " failed: " + e.getCause());
+            throw new MembershipException(MembershipException.Failure.TIMEOUT, -1, what + " failed: " + e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new MembershipException(Failure.TIMEOUT, -1, what + ": interrupted");
+            throw new MembershipException(MembershipException.Failure.TIMEOUT, -1, what + ": interrupted");
         }
     }
 
@@ -687,7 +596,7 @@ public final class MembershipChanges {
             Thread.sleep(ms);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new MembershipException(Failure.TIMEOUT, -1, "interrupted");
+            throw new MembershipException(MembershipException.Failure.TIMEOUT, -1, "interrupted");
         }
     }
 

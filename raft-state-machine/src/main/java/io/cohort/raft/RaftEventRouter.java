@@ -44,7 +44,7 @@ final class RaftEventRouter implements PartitionStateMachine.Hooks {
     @Override
     public void onLeaderChanged(int partition, RaftPeerId leaderId) {
         int leader = leaderId == null ? -1 : Membership.nodeIdOf(leaderId.toString());
-        node.noteLeader(partition, leader);
+        node.leaders().note(partition, leader);
         HostedReplicas.Replica replica = node.replica(partition);
         if (leader != node.nodeId() && replica != null) {
             replica.timers().deactivate();
@@ -72,7 +72,7 @@ final class RaftEventRouter implements PartitionStateMachine.Hooks {
             replica.timers().deactivate();
         }
         // Until Ratis names the next leader, this node must not route clients to itself.
-        node.forgetSelfAsLeader(partition);
+        node.leaders().forgetSelf(partition);
         LOG.info("node {}: stepped down from partition {}", node.nodeId(), partition);
         node.listener().onStepDown(partition);
     }

@@ -3,6 +3,7 @@ package io.cohort.raft;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -43,6 +44,42 @@ final class ReplicaLifecycle {
         this.replicas = replicas;
     }
 
+    /**
+     * At start, after the Raft server started: creates the replicas the placement gives this node
+     * that Ratis does not hold yet. {@code joining}: the node is being added to a running cluster.
+     */
+    void createMissing(boolean joining) throws IOException {
+        ClusterSpec spec = node.spec();
+        Set<RaftGroupId> existing = new HashSet<>();
+        node.raftServer().getGroupIds().forEach(existing::add);
+        boolean ranBefore = existing.contains(spec.raftGroupId(0));
+        for (int p = 0; p < spec.partitions(); p++) {
+            if (!node.hosts(p) || existing.contains(spec.raftGroupId(p))) {
+                continue;
+            }
+            // A replica missing at a start of a node that ran before (its replica of partition 0,
+            // the membership, is on disk) knows no configuration: a move to this node was creating
+            // it (deleted at start if it never received anything), and its group's leader adds it
+            // when the move runs again; so does a joining node's. Until this change it was created
+            // with the placement's peers whenever the peers at start equalled the cached members:
+            // it started as a follower of a group that did not list it, called an election as soon
+            // as its leader installed a snapshot, was told it is not in the configuration and shut
+            // (seen in ReplicaMoveIT: a move resumed after a SIGKILL never finished). Only the first
+            // start of a node whose replicas were not written before Ratis ran (the layout before
+            // NewReplicas) creates them with the placement's peers.
+            boolean waitToBeAdded = joining || ranBefore;
+            RaftGroup group = waitToBeAdded ? RaftGroup.valueOf(spec.raftGroupId(p), List.of()) : node.raftGroup(p);
+            if (waitToBeAdded) {
+                LOG.info("node {}: replica of partition {} created empty, waiting to be added", nodeId, p);
+                replicas.noteLogRead(p, -1); // no history of its own: only what its leader sends
+            }
+            RaftClientReply reply = node.raftCalls().addGroup(group, true);
+            if (!reply.isSuccess()) {
+                throw new IOException("could not create the replica of partition " + p + ": " + reply.getException());
+            }
+        }
+    }
+
     /** Ratis shut {@code partition}'s replica down alone: a removal if its configuration says so. */
     void onShutDownByRatis(int partition) {
         shutDownByRatis.add(partition);
@@ -72,7 +109,7 @@ final class ReplicaLifecycle {
             }
             PartitionStateMachine stateMachine = node.newStateMachine(partition);
             HostedReplicas.Replica old = replicas.replace(partition, groupId, node.newReplica(partition, stateMachine));
-            node.forgetLeader(partition);
+            node.leaders().forget(partition);
             if (old != null) {
                 retire(old, "node " + nodeId + "'s replica of partition " + partition
                         + " was closed and is opening again");
@@ -124,7 +161,7 @@ final class ReplicaLifecycle {
         PartitionStateMachine stateMachine = node.newStateMachine(partition);
         replicas.registerStateMachine(groupId, stateMachine);
         HostedReplicas.Replica replica = node.newReplica(partition, stateMachine);
-        node.forgetLeader(partition);
+        node.leaders().forget(partition);
         replicas.set(partition, replica);
         // No history of its own to read after a restart (newestConfListingThisNode): what its log
         // will hold is its leader's, whose old configurations may list this node from an earlier stay.
@@ -322,7 +359,7 @@ final class ReplicaLifecycle {
             return;
         }
         shutDownByRatis.remove(partition);
-        node.forgetLeader(partition);
+        node.leaders().forget(partition);
         retire(replica, "partition " + partition + " moved to nodes " + groupNow + "; node " + nodeId
                 + " holds no replica of it any more");
         try {

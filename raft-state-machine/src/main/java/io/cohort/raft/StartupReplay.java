@@ -3,7 +3,10 @@ package io.cohort.raft;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntToLongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +33,8 @@ import org.slf4j.LoggerFactory;
  */
 final class StartupReplay {
     private static final Logger LOG = LoggerFactory.getLogger(StartupReplay.class);
+    /** How often the replay is checked: what waits for it starts this late at most. */
+    private static final long CHECK_INTERVAL_MS = 50;
 
     /** One replica at start: applied up to {@code appliedIndex} (its snapshot), its log up to {@code lastIndex}. */
     record Span(int partition, long appliedIndex, long lastIndex) {
@@ -59,6 +64,31 @@ final class StartupReplay {
                 pending.add(span);
             }
         }
+    }
+
+    /**
+     * Records each of {@code partitions}' span (its applied index, the snapshot's, to the last entry of
+     * its log) and checks on {@code scheduler} until they are applied.
+     */
+    static StartupReplay watch(int nodeId, List<Integer> partitions, IntToLongFunction appliedIndex,
+                               IntToLongFunction lastLogIndex, long startNanos, ScheduledExecutorService scheduler) {
+        List<Span> spans = new ArrayList<>();
+        for (int p : partitions) {
+            spans.add(new Span(p, appliedIndex.applyAsLong(p), lastLogIndex.applyAsLong(p)));
+        }
+        StartupReplay replay = new StartupReplay(nodeId, spans, startNanos);
+        if (replay.check(appliedIndex, System.nanoTime())) {
+            return replay;
+        }
+        AtomicReference<ScheduledFuture<?>> poll = new AtomicReference<>();
+        poll.set(scheduler.scheduleWithFixedDelay(() -> {
+            ScheduledFuture<?> self = poll.get();
+            // Null only if the first check ran before the schedule returned: the next one cancels.
+            if (replay.check(appliedIndex, System.nanoTime()) && self != null) {
+                self.cancel(false);
+            }
+        }, CHECK_INTERVAL_MS, CHECK_INTERVAL_MS, TimeUnit.MILLISECONDS));
+        return replay;
     }
 
     /** Completes once every replica applied the log it held at start; exceptionally if the node stopped first. */

@@ -148,17 +148,17 @@ class MembershipChangeTest {
         cluster.stopNode(stopped);
         // 2 of 3 answer: removing one more leaves {leader, stopped}, of which only 1 answers.
         assertThatThrownBy(() -> leader.membershipChanges().removeNode(other, progress::add).get(30, TimeUnit.SECONDS))
-                .hasCauseInstanceOf(MembershipChanges.MembershipException.class)
+                .hasCauseInstanceOf(MembershipException.class)
                 .hasMessageContaining("below the quorum");
-        assertThat(((MembershipChanges.MembershipException) causeOf(() -> leader.membershipChanges()
+        assertThat(((MembershipException) causeOf(() -> leader.membershipChanges()
                 .removeNode(other, progress::add).get(30, TimeUnit.SECONDS))).failure())
-                .isEqualTo(MembershipChanges.Failure.QUORUM);
+                .isEqualTo(MembershipException.Failure.QUORUM);
         assertVoters(0, 1, 2);
         // A follower refuses, naming the leader.
         CohortRaftNode follower = cluster.node(other);
-        MembershipChanges.MembershipException notLeader = (MembershipChanges.MembershipException) causeOf(() ->
+        MembershipException notLeader = (MembershipException) causeOf(() ->
                 follower.membershipChanges().removeNode(stopped, progress::add).get(30, TimeUnit.SECONDS));
-        assertThat(notLeader.failure()).isEqualTo(MembershipChanges.Failure.NOT_LEADER);
+        assertThat(notLeader.failure()).isEqualTo(MembershipException.Failure.NOT_LEADER);
         assertThat(notLeader.leader()).isEqualTo(leader.nodeId());
         // Removing the dead node itself keeps quorum (2 voters, both answer): the way to replace it.
         leader.membershipChanges().removeNode(stopped, progress::add).get(60, TimeUnit.SECONDS);
@@ -331,7 +331,7 @@ class MembershipChangeTest {
     }
 
     /** As the server's: asks the node leading the partition to hand it over. */
-    private final MembershipChanges.LeaderHandover handover = (partition, target) -> {
+    private final LeaderHandover handover = (partition, target) -> {
         for (CohortRaftNode node : all()) {
             if (!node.removedFromCluster() && node.isLeaderReady(partition)) {
                 return node.transferLeadership(partition, target, 10_000);
@@ -342,7 +342,7 @@ class MembershipChangeTest {
     };
 
     /** As the server's: the other node's own calls, made directly. */
-    private final MembershipChanges.ReplicaPeers peers = new MembershipChanges.ReplicaPeers() {
+    private final ReplicaPeers peers = new ReplicaPeers() {
         @Override
         public java.util.concurrent.CompletableFuture<?> hostReplica(int nodeId, int partition) {
             try {
@@ -379,8 +379,8 @@ class MembershipChangeTest {
                         .get(120, TimeUnit.SECONDS);
                 return;
             } catch (ExecutionException e) {
-                if (attempt > 3 || !(e.getCause() instanceof MembershipChanges.MembershipException m)
-                        || m.failure() != MembershipChanges.Failure.LEADERSHIP_MOVED) {
+                if (attempt > 3 || !(e.getCause() instanceof MembershipException m)
+                        || m.failure() != MembershipException.Failure.LEADERSHIP_MOVED) {
                     throw e;
                 }
             }

@@ -20,11 +20,13 @@ import io.cohort.core.ErrorCode;
 import io.cohort.core.acl.AclOperation;
 import io.cohort.raft.ClusterMetadata;
 import io.cohort.raft.CohortRaftNode;
+import io.cohort.raft.LeaderHandover;
 import io.cohort.raft.Membership;
 import io.cohort.raft.MembershipChanges;
-import io.cohort.raft.MembershipChanges.MembershipException;
+import io.cohort.raft.MembershipException;
 import io.cohort.raft.NodeAddress;
 import io.cohort.raft.PartitionStatus;
+import io.cohort.raft.ReplicaPeers;
 import io.cohort.server.auth.Principals;
 import io.cohort.server.auth.RequestAuthorizer;
 import io.grpc.ManagedChannel;
@@ -176,9 +178,9 @@ final class MembershipRpcs {
      * How a change asks other nodes for their part of a replica move: HostReplica and MovePartition
      * on their client ports, as the caller of the change (as {@link #handover()}).
      */
-    private MembershipChanges.ReplicaPeers replicaPeers() {
+    private ReplicaPeers replicaPeers() {
         String bearer = Principals.bearerHeader();
-        return new MembershipChanges.ReplicaPeers() {
+        return new ReplicaPeers() {
             @Override
             public CompletableFuture<?> hostReplica(int nodeId, int partition) {
                 // Waits for the node's channel to be ready: a node started again a moment ago (its
@@ -213,7 +215,7 @@ final class MembershipRpcs {
                     try {
                         response = call.on(stub);
                     } catch (StatusRuntimeException e) {
-                        throw MembershipException.reported(MembershipChanges.Failure.NOT_LEADER, -1, "node " + nodeId
+                        throw MembershipException.reported(MembershipException.Failure.NOT_LEADER, -1, "node " + nodeId
                                 + " did not answer: " + e.getStatus().getCode() + " " + e.getStatus().getDescription());
                     }
                     if (response.getErrorCode() != ErrorTable.toProto(ErrorCode.NONE)) {
@@ -227,14 +229,14 @@ final class MembershipRpcs {
     }
 
     /** The failure another node's response reports, as {@link #failed} mapped it. */
-    private static MembershipChanges.Failure failureOf(MembershipChangeResponse response) {
+    private static MembershipException.Failure failureOf(MembershipChangeResponse response) {
         return switch (response.getFailure()) {
-            case MEMBERSHIP_FAILURE_QUORUM -> MembershipChanges.Failure.QUORUM;
-            case MEMBERSHIP_FAILURE_CHANGE_IN_PROGRESS -> MembershipChanges.Failure.IN_PROGRESS;
-            case MEMBERSHIP_FAILURE_CONFLICT, MEMBERSHIP_FAILURE_UNSUPPORTED -> MembershipChanges.Failure.INVALID;
-            case MEMBERSHIP_FAILURE_TIMEOUT -> MembershipChanges.Failure.TIMEOUT;
+            case MEMBERSHIP_FAILURE_QUORUM -> MembershipException.Failure.QUORUM;
+            case MEMBERSHIP_FAILURE_CHANGE_IN_PROGRESS -> MembershipException.Failure.IN_PROGRESS;
+            case MEMBERSHIP_FAILURE_CONFLICT, MEMBERSHIP_FAILURE_UNSUPPORTED -> MembershipException.Failure.INVALID;
+            case MEMBERSHIP_FAILURE_TIMEOUT -> MembershipException.Failure.TIMEOUT;
             default -> response.getErrorCode() == ErrorTable.toProto(ErrorCode.COORDINATOR_NOT_AVAILABLE)
-                    ? MembershipChanges.Failure.NOT_LEADER : MembershipChanges.Failure.TIMEOUT;
+                    ? MembershipException.Failure.NOT_LEADER : MembershipException.Failure.TIMEOUT;
         };
     }
 
@@ -317,8 +319,8 @@ final class MembershipRpcs {
             }
             Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
             if (cause instanceof MembershipException m) {
-                if ((m.failure() == MembershipChanges.Failure.LEADERSHIP_MOVED
-                        || m.failure() == MembershipChanges.Failure.NOT_LEADER)) {
+                if ((m.failure() == MembershipException.Failure.LEADERSHIP_MOVED
+                        || m.failure() == MembershipException.Failure.NOT_LEADER)) {
                     return forward(retryElsewhere);
                 }
                 return CompletableFuture.completedFuture(failed(m));
@@ -352,7 +354,7 @@ final class MembershipRpcs {
      * thread; with client certificates, this node's own). Marked forwarded, so a node that no longer
      * leads the partition answers instead of passing it on.
      */
-    private MembershipChanges.LeaderHandover handover() {
+    private LeaderHandover handover() {
         String bearer = Principals.bearerHeader();
         return (partition, target) -> {
             int leader = node.leaderOf(partition);
