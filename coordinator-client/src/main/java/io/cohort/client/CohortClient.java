@@ -2,28 +2,18 @@ package io.cohort.client;
 
 import io.cohort.api.v1.ClusterAdminGrpc;
 import io.cohort.api.v1.ClusterStatusResponse;
-import io.cohort.api.v1.DeleteGroupsRequest;
-import io.cohort.api.v1.DeleteGroupsResponse;
-import io.cohort.api.v1.DescribeGroupsRequest;
 import io.cohort.api.v1.DescribeGroupsResponse;
 import io.cohort.api.v1.ErrorCode;
-import io.cohort.api.v1.GroupCoordinatorGrpc;
 import io.cohort.api.v1.HeartbeatRequest;
 import io.cohort.api.v1.HeartbeatResponse;
 import io.cohort.api.v1.JoinGroupRequest;
 import io.cohort.api.v1.JoinGroupResponse;
 import io.cohort.api.v1.LeaveGroupRequest;
 import io.cohort.api.v1.LeaveGroupResponse;
-import io.cohort.api.v1.ListGroupsRequest;
 import io.cohort.api.v1.ListGroupsResponse;
 import io.cohort.api.v1.NodeEndpoint;
 import io.cohort.api.v1.OffsetCommitRequest;
 import io.cohort.api.v1.OffsetCommitResponse;
-import io.cohort.api.v1.OffsetDeleteRequest;
-import io.cohort.api.v1.OffsetDeleteResponse;
-import io.cohort.api.v1.OffsetFetchRequest;
-import io.cohort.api.v1.OffsetFetchResponse;
-import io.cohort.api.v1.ReadConsistency;
 import io.cohort.api.v1.SyncGroupRequest;
 import io.cohort.api.v1.SyncGroupResponse;
 import io.cohort.client.ClusterRouter.Routing;
@@ -37,14 +27,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
@@ -90,6 +77,7 @@ public final class CohortClient implements AutoCloseable {
     private final ConsumerGroupCalls consumerGroups = new ConsumerGroupCalls(this);
     /** ACLs, topics, group settings, membership and leadership: sent to partition 0's leader or any node. */
     private final ClusterAdminCalls admin;
+    private final GroupAdminCalls groups;
 
     private CohortClient(Builder builder) {
         this.clientId = builder.clientId;
@@ -100,6 +88,7 @@ public final class CohortClient implements AutoCloseable {
                 builder.maxInboundMessageBytes, new TlsDiagnosis.ClientTls(builder.caCert, builder.cert, builder.key),
                 builder.bearerToken);
         this.admin = new ClusterAdminCalls(router, requestTimeout);
+        this.groups = new GroupAdminCalls(router, requestTimeout, apiTimeout);
     }
 
     public static Builder builder() {
@@ -242,37 +231,7 @@ public final class CohortClient implements AutoCloseable {
      */
     public Map<TopicPartition, OffsetAndMetadata> fetchOffsets(String groupId, Collection<TopicPartition> partitions,
                                                                String memberId, int memberEpoch) {
-        OffsetFetchRequest.Group.Builder group = OffsetFetchRequest.Group.newBuilder().setGroupId(groupId);
-        if (memberId != null) {
-            group.setMemberId(memberId).setMemberEpoch(memberEpoch);
-        }
-        Map<String, List<Integer>> byTopic = new TreeMap<>();
-        for (TopicPartition tp : partitions) {
-            byTopic.computeIfAbsent(tp.topic(), t -> new ArrayList<>()).add(tp.partition());
-        }
-        byTopic.forEach((topic, indexes) -> group.addTopics(
-                OffsetFetchRequest.Topic.newBuilder().setName(topic).addAllPartitionIndexes(indexes)));
-        OffsetFetchRequest request = OffsetFetchRequest.newBuilder().addGroups(group)
-                .setConsistency(ReadConsistency.READ_CONSISTENCY_LINEARIZABLE).build();
-        OffsetFetchResponse.Group result = groupCall(groupId, requestTimeout, apiTimeout,
-                (stub) -> stub.offsetFetch(request),
-                r -> routingOf(r.getGroups(0).getErrorCode(), r.getGroups(0).hasLeaderHint()
-                        ? r.getGroups(0).getLeaderHint() : null)).getGroups(0);
-        throwIfError(result.getErrorCode(), result.getErrorMessage(), "fetching the offsets of group '" + groupId + "'");
-        Map<TopicPartition, OffsetAndMetadata> offsets = new TreeMap<>();
-        for (OffsetFetchResponse.Topic topic : result.getTopicsList()) {
-            for (OffsetFetchResponse.Partition p : topic.getPartitionsList()) {
-                if (p.getErrorCode() != ErrorCode.NONE) {
-                    throw new CohortException(p.getErrorCode(), "fetching " + topic.getName() + ":"
-                            + p.getPartitionIndex() + " of group '" + groupId + "'");
-                }
-                if (p.getCommittedOffset() >= 0) {
-                    offsets.put(new TopicPartition(topic.getName(), p.getPartitionIndex()),
-                            new OffsetAndMetadata(p.getCommittedOffset(), p.getCommittedLeaderEpoch(), p.getMetadata()));
-                }
-            }
-        }
-        return offsets;
+        return groups.fetchOffsets(groupId, partitions, memberId, memberEpoch);
     }
 
     /**
@@ -291,16 +250,7 @@ public final class CohortClient implements AutoCloseable {
 
     /** Describes {@code groupId}; empty if the group does not exist. Linearizable. */
     public Optional<DescribeGroupsResponse.Group> describeGroup(String groupId) {
-        DescribeGroupsRequest request = DescribeGroupsRequest.newBuilder().addGroupIds(groupId).build();
-        DescribeGroupsResponse.Group group = groupCall(groupId, requestTimeout, apiTimeout,
-                (stub) -> stub.describeGroups(request),
-                r -> routingOf(r.getGroups(0).getErrorCode(), r.getGroups(0).hasLeaderHint()
-                        ? r.getGroups(0).getLeaderHint() : null)).getGroups(0);
-        if (group.getErrorCode() == ErrorCode.GROUP_ID_NOT_FOUND) {
-            return Optional.empty();
-        }
-        throwIfError(group.getErrorCode(), group.getErrorMessage(), "describing group '" + groupId + "'");
-        return Optional.of(group);
+        return groups.describeGroup(groupId);
     }
 
     /** Every group of the cluster in one of {@code states} (all states if empty): {@link #listGroups(Collection, Collection)}. */
@@ -319,15 +269,7 @@ public final class CohortClient implements AutoCloseable {
      * last answer, if the budget runs out.
      */
     public List<ListGroupsResponse.Group> listGroups(Collection<String> states, Collection<String> types) {
-        ListGroupsRequest request = ListGroupsRequest.newBuilder().addAllStatesFilter(states)
-                .addAllTypesFilter(types).build();
-        ClusterRouter.Topology shape = router.topology();
-        return new ClusterGroupListing(shape.partitionCount(), shape.nodes(),
-                (endpoint, observer) -> GroupCoordinatorGrpc.newStub(channel(endpoint))
-                        .withDeadlineAfter(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
-                        .listGroups(request, observer),
-                (e, endpoint) -> router.retriableTransportFailure(e, endpoint, endpoint),
-                router::sleepBeforeRetry, apiTimeout).run();
+        return groups.listGroups(states, types);
     }
 
     /**
@@ -335,20 +277,7 @@ public final class CohortClient implements AutoCloseable {
      * or NON_EMPTY_GROUP (routing errors are retried, and thrown if the budget runs out).
      */
     public Map<String, ErrorCode> deleteGroups(Collection<String> groupIds) {
-        Map<String, ErrorCode> results = new LinkedHashMap<>();
-        for (String groupId : new LinkedHashSet<>(groupIds)) {
-            DeleteGroupsRequest request = DeleteGroupsRequest.newBuilder().addGroupIds(groupId).build();
-            DeleteGroupsResponse.Result result = groupCall(groupId, requestTimeout, apiTimeout,
-                    (stub) -> stub.deleteGroups(request),
-                    r -> routingOf(r.getResults(0).getErrorCode(), r.getResults(0).hasLeaderHint()
-                            ? r.getResults(0).getLeaderHint() : null)).getResults(0);
-            if (ErrorCodes.isRouting(result.getErrorCode())) {
-                throw new CohortException(result.getErrorCode(), "deleting group '" + groupId + "': "
-                        + result.getErrorMessage());
-            }
-            results.put(groupId, result.getErrorCode());
-        }
-        return results;
+        return groups.deleteGroups(groupIds);
     }
 
     /**
@@ -357,25 +286,7 @@ public final class CohortClient implements AutoCloseable {
      * (GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP, routing after the budget).
      */
     public Map<TopicPartition, ErrorCode> deleteOffsets(String groupId, Collection<TopicPartition> partitions) {
-        OffsetDeleteRequest.Builder request = OffsetDeleteRequest.newBuilder().setGroupId(groupId);
-        Map<String, List<Integer>> byTopic = new TreeMap<>();
-        for (TopicPartition tp : partitions) {
-            byTopic.computeIfAbsent(tp.topic(), t -> new ArrayList<>()).add(tp.partition());
-        }
-        byTopic.forEach((topic, indexes) -> request.addTopics(
-                OffsetDeleteRequest.Topic.newBuilder().setName(topic).addAllPartitionIndexes(indexes)));
-        OffsetDeleteRequest built = request.build();
-        OffsetDeleteResponse response = groupCall(groupId, requestTimeout, apiTimeout,
-                (stub) -> stub.offsetDelete(built),
-                r -> routingOf(r.getErrorCode(), r.hasLeaderHint() ? r.getLeaderHint() : null));
-        throwIfError(response.getErrorCode(), response.getErrorMessage(), "deleting offsets of group '" + groupId + "'");
-        Map<TopicPartition, ErrorCode> results = new TreeMap<>();
-        for (OffsetDeleteResponse.Topic topic : response.getTopicsList()) {
-            for (OffsetDeleteResponse.Partition p : topic.getPartitionsList()) {
-                results.put(new TopicPartition(topic.getName(), p.getPartitionIndex()), p.getErrorCode());
-            }
-        }
-        return results;
+        return groups.deleteOffsets(groupId, partitions);
     }
 
     // ---------------------------------------------------------------------------------------------
