@@ -7,7 +7,6 @@ import io.cohort.api.v1.GroupCoordinatorGrpc;
 import io.cohort.cluster.tls.Certificates;
 import io.cohort.testsupport.TestPorts;
 import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -26,8 +25,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -65,8 +62,6 @@ public final class ProcessCluster implements AutoCloseable {
     private static final String HOST = "127.0.0.1";
     /** The node setting of the leader-path warm-up (see {@link ProcessClusterBuilder#leaderWarmup()}). */
     static final String LEADER_WARMUP_SETTING = "node.warmup.enabled";
-    private static final Pattern SERVING = Pattern.compile(
-            "COHORT NODE (\\d+) SERVING client=(\\S+):(\\d+) raft=(\\S+):(\\d+) metrics=(-?\\d+)");
     /** SIGKILL'd processes exit with 128 + 9 (Linux and macOS). */
     private static final int EXIT_SIGKILL = 137;
     private static final Duration POLL_INTERVAL = Duration.ofMillis(50);
@@ -84,7 +79,7 @@ public final class ProcessCluster implements AutoCloseable {
     /** Words before each node's java command ({@link ProcessClusterBuilder#commandPrefix}); empty by default. */
     private final List<String> commandPrefix;
     private final Duration startTimeout;
-    private final Map<Integer, Node> nodes = new TreeMap<>();
+    private final Map<Integer, NodeProcess> nodes = new TreeMap<>();
     private final Thread shutdownHook;
     /** The fault-injecting proxies on every Raft link; null unless built with {@link ProcessClusterBuilder#faultyNetwork()}. */
     private final RaftLinks links;
@@ -93,7 +88,7 @@ public final class ProcessCluster implements AutoCloseable {
     /** The run's throwaway peer CA; null unless built with {@link ProcessClusterBuilder#raftTls()}. */
     private final Certificates.Ca peerCa;
     /** Processes started with a node's identity beside the cluster ({@link #startOutsider}). */
-    private final List<Node> outsiders = new ArrayList<>();
+    private final List<NodeProcess> outsiders = new ArrayList<>();
     /** What the running nodes' ClusterStatus says: leaders, catch-up, descriptions. */
     private final ClusterStatuses statuses = new ClusterStatuses(this);
 
@@ -116,7 +111,7 @@ public final class ProcessCluster implements AutoCloseable {
         this.peerCa = builder.raftTls ? Certificates.ca("cohort-it peer CA " + runDir.getFileName()) : null;
         for (int i = 1; i <= builder.nodeCount; i++) {
             int base = 3 * (i - 1);
-            Node node = new Node(i, ports[base], ports[base + 1], ports[base + 2], runDir.resolve("node-" + i));
+            NodeProcess node = new NodeProcess(i, ports[base], ports[base + 1], ports[base + 2], runDir.resolve("node-" + i));
             if (peerCa != null) {
                 node.raftTlsSettings.putAll(raftTlsSettings(peerCa, i, "node-" + i));
             }
@@ -217,59 +212,18 @@ public final class ProcessCluster implements AutoCloseable {
      * running (the ports are the same). For tests of what an impostor can do.
      */
     public Outsider startOutsider(String name, int asNodeId, Map<String, String> raftTls) {
-        Node node = node(asNodeId);
+        NodeProcess node = node(asNodeId);
         if (isRunning(asNodeId)) {
             throw new IllegalStateException("node " + asNodeId + " is running; an outsider with its ports cannot start");
         }
-        Node outsider = new Node(asNodeId, node.clientPort, node.raftPort, node.metricsPort, runDir.resolve(name));
+        NodeProcess outsider = new NodeProcess(asNodeId, node.clientPort, node.raftPort, node.metricsPort, runDir.resolve(name));
         outsider.raftTlsSettings.putAll(raftTls);
         synchronized (outsiders) {
             outsiders.add(outsider);
         }
         launch(outsider);
         awaitServing(outsider);
-        return new Outsider(outsider);
-    }
-
-    /** A process started by {@link #startOutsider}. */
-    public final class Outsider {
-        private final Node node;
-
-        private Outsider(Node node) {
-            this.node = node;
-        }
-
-        public Path dir() {
-            return node.dir;
-        }
-
-        /** Its node log ({@code logs/node-<id>.log}). */
-        public Path logFile() {
-            return node.logDir().resolve("node-" + node.id + ".log");
-        }
-
-        public boolean isRunning() {
-            return node.process != null && node.process.isAlive();
-        }
-
-        /** ClusterStatus as the outsider sees it (its client port; 5 s deadline). */
-        public ClusterStatusResponse status() {
-            ManagedChannel channel = Grpc.newChannelBuilderForAddress(HOST, node.clientPort,
-                    InsecureChannelCredentials.create()).build();
-            try {
-                return ClusterAdminGrpc.newBlockingStub(channel).withDeadlineAfter(5, TimeUnit.SECONDS)
-                        .clusterStatus(ClusterStatusRequest.getDefaultInstance());
-            } finally {
-                channel.shutdownNow();
-            }
-        }
-
-        /** SIGKILL, and waits until it is gone. */
-        public void kill() {
-            Process process = node.process;
-            process.destroyForcibly();
-            waitForExit(node, process, Duration.ofSeconds(10));
-        }
+        return new Outsider(outsider, HOST);
     }
 
     /** The node ids, 1..N. */
@@ -374,7 +328,7 @@ public final class ProcessCluster implements AutoCloseable {
         return node(nodeId).dir.resolve("logs");
     }
 
-    /** Node {@code nodeId}'s log file, {@code node-<id>.log} in its {@link #logDir}. */
+    /** NodeProcess {@code nodeId}'s log file, {@code node-<id>.log} in its {@link #logDir}. */
     public Path logFile(int nodeId) {
         return logDir(nodeId).resolve("node-" + nodeId + ".log");
     }
@@ -391,7 +345,7 @@ public final class ProcessCluster implements AutoCloseable {
 
     /** The OS process id of a running node. */
     public long pid(int nodeId) {
-        Node node = node(nodeId);
+        NodeProcess node = node(nodeId);
         if (node.process == null) {
             throw new IllegalStateException("node " + nodeId + " was never started");
         }
@@ -400,14 +354,14 @@ public final class ProcessCluster implements AutoCloseable {
 
     /** Starts every node that is not running, all at once, and waits until each prints SERVING. */
     public ProcessCluster startAll() {
-        List<Node> launched = new ArrayList<>();
-        for (Node node : nodes.values()) {
+        List<NodeProcess> launched = new ArrayList<>();
+        for (NodeProcess node : nodes.values()) {
             if (!isRunning(node.id)) {
                 launch(node);
                 launched.add(node);
             }
         }
-        for (Node node : launched) {
+        for (NodeProcess node : launched) {
             awaitServing(node);
         }
         return this;
@@ -421,10 +375,10 @@ public final class ProcessCluster implements AutoCloseable {
      * settings). If the node exists already (a replacement with the same id), its ports are kept.
      */
     public void startJoining(int nodeId, int seedNodeId) {
-        Node node = nodes.get(nodeId);
+        NodeProcess node = nodes.get(nodeId);
         if (node == null) {
             int[] ports = TestPorts.next(3);
-            node = new Node(nodeId, ports[0], ports[1], ports[2], runDir.resolve("node-" + nodeId));
+            node = new NodeProcess(nodeId, ports[0], ports[1], ports[2], runDir.resolve("node-" + nodeId));
             nodes.put(nodeId, node);
         }
         if (isRunning(nodeId)) {
@@ -447,7 +401,7 @@ public final class ProcessCluster implements AutoCloseable {
 
     /** Starts node {@code nodeId} (with its existing data, if any) and waits until it prints SERVING. */
     public void start(int nodeId) {
-        Node node = node(nodeId);
+        NodeProcess node = node(nodeId);
         if (isRunning(nodeId)) {
             throw new IllegalStateException("node " + nodeId + " is already running (pid " + node.process.pid() + ")");
         }
@@ -456,7 +410,7 @@ public final class ProcessCluster implements AutoCloseable {
     }
 
     /**
-     * Node {@code nodeId} runs {@code jar} from its next start on (another release, for a mixed-version
+     * NodeProcess {@code nodeId} runs {@code jar} from its next start on (another release, for a mixed-version
      * cluster during a rolling upgrade); null goes back to the cluster's jar.
      */
     public void useServerJar(int nodeId, Path jar) {
@@ -470,11 +424,11 @@ public final class ProcessCluster implements AutoCloseable {
      * testing what it claims.
      */
     public void kill(int nodeId) {
-        Node node = node(nodeId);
+        NodeProcess node = node(nodeId);
         Process process = requireRunning(node);
-        closeChannel(node);
+        node.closeChannel();
         process.destroyForcibly();
-        int exit = waitForExit(node, process, Duration.ofSeconds(10));
+        int exit = node.awaitExit(process, Duration.ofSeconds(10));
         if (exit != EXIT_SIGKILL) {
             throw new IllegalStateException("node " + nodeId + " (pid " + process.pid() + ") exited with " + exit
                     + " instead of " + EXIT_SIGKILL + " (SIGKILL); see " + node.stderr());
@@ -488,11 +442,11 @@ public final class ProcessCluster implements AutoCloseable {
      * @return the exit status (143 when the JVM ends through its SIGTERM shutdown hooks)
      */
     public int stop(int nodeId, Duration timeout) {
-        Node node = node(nodeId);
+        NodeProcess node = node(nodeId);
         Process process = requireRunning(node);
-        closeChannel(node);
+        node.closeChannel();
         process.destroy();
-        return waitForExit(node, process, timeout);
+        return node.awaitExit(process, timeout);
     }
 
     /**
@@ -501,36 +455,23 @@ public final class ProcessCluster implements AutoCloseable {
      * @return its exit status
      */
     public int awaitExit(int nodeId, Duration timeout) {
-        Node node = node(nodeId);
+        NodeProcess node = node(nodeId);
         if (node.process == null) {
             throw new IllegalStateException("node " + nodeId + " was never started");
         }
-        return waitForExit(node, node.process, timeout);
+        return node.awaitExit(node.process, timeout);
     }
 
-    private Process requireRunning(Node node) {
+    private Process requireRunning(NodeProcess node) {
         if (!isRunning(node.id)) {
-            throw new IllegalStateException("node " + node.id + " is not running" + exitDescription(node));
+            throw new IllegalStateException("node " + node.id + " is not running" + node.exitDescription());
         }
         return node.process;
     }
 
-    private int waitForExit(Node node, Process process, Duration timeout) {
-        try {
-            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new IllegalStateException("node " + node.id + " (pid " + process.pid() + ") did not exit within "
-                        + timeout + "; see " + node.stdout() + " and " + node.logDir());
-            }
-            return process.exitValue();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for node " + node.id + " to exit", e);
-        }
-    }
-
     /** A channel (plaintext, or the builder's clientCredentials) to node {@code nodeId}'s client port; a fresh one after each (re)start. */
     public ManagedChannel channel(int nodeId) {
-        Node node = node(nodeId);
+        NodeProcess node = node(nodeId);
         synchronized (node) {
             if (node.channel == null) {
                 node.channel = Grpc.newChannelBuilderForAddress(HOST, node.clientPort, clientCredentials)
@@ -680,18 +621,18 @@ public final class ProcessCluster implements AutoCloseable {
     }
 
     private void killAllQuietly() {
-        List<Node> all = new ArrayList<>(nodes.values());
+        List<NodeProcess> all = new ArrayList<>(nodes.values());
         synchronized (outsiders) {
             all.addAll(outsiders);
         }
-        for (Node node : all) {
-            closeChannel(node);
+        for (NodeProcess node : all) {
+            node.closeChannel();
             Process process = node.process;
             if (process != null && process.isAlive()) {
                 process.destroyForcibly();
             }
         }
-        for (Node node : all) {
+        for (NodeProcess node : all) {
             if (node.process != null) {
                 try {
                     node.process.waitFor(10, TimeUnit.SECONDS);
@@ -717,37 +658,23 @@ public final class ProcessCluster implements AutoCloseable {
         }
     }
 
-    private Node node(int nodeId) {
-        Node node = nodes.get(nodeId);
+    private NodeProcess node(int nodeId) {
+        NodeProcess node = nodes.get(nodeId);
         if (node == null) {
             throw new IllegalArgumentException("no node " + nodeId + " in this cluster (nodes " + nodes.keySet() + ")");
         }
         return node;
     }
 
-    private void launch(Node node) {
-        try {
-            Files.createDirectories(node.dir.resolve("data"));
-            Files.createDirectories(node.logDir());
-            if (links != null) {
-                Files.writeString(node.dir.resolve("hosts"), links.hostsFileOf(node.id), StandardCharsets.UTF_8);
-            }
-            node.starts++;
-            // umask 077, as scripts/cluster.sh: the node's files are private (Java cannot set a umask);
-            // exec keeps the pid, so signals still go to the JVM itself.
-            List<String> underUmask = new ArrayList<>(List.of("sh", "-c", "umask 077 && exec \"$@\"", "sh"));
-            underUmask.addAll(command(node));
-            ProcessBuilder builder = new ProcessBuilder(underUmask)
-                    .directory(node.dir.toFile())
-                    .redirectOutput(node.stdout().toFile())
-                    .redirectError(node.stderr().toFile());
-            node.process = builder.start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not start node " + node.id + " from " + serverJar, e);
-        }
+    private void launch(NodeProcess node) {
+        node.launch(command(node), links == null ? null : links.hostsFileOf(node.id), serverJar);
     }
 
-    private List<String> command(Node node) {
+    private void awaitServing(NodeProcess node) {
+        node.awaitServing(startTimeout, this::describeFiles);
+    }
+
+    private List<String> command(NodeProcess node) {
         List<String> command = new ArrayList<>(commandPrefix);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmArgs);
@@ -780,89 +707,9 @@ public final class ProcessCluster implements AutoCloseable {
         return command;
     }
 
-    private void awaitServing(Node node) {
-        Process process = node.process;
-        long deadlineNanos = System.nanoTime() + startTimeout.toNanos();
-        while (true) {
-            Matcher serving = findServingLine(node);
-            if (serving != null) {
-                checkServingLine(node, serving);
-                return;
-            }
-            if (!process.isAlive()) {
-                throw new IllegalStateException("node " + node.id + " exited with " + process.exitValue()
-                        + " before printing SERVING\n--- stderr (tail) ---\n" + tail(node.stderr(), 30)
-                        + "\n--- stdout (tail) ---\n" + tail(node.stdout(), 30) + "\n" + describeFiles());
-            }
-            if (System.nanoTime() > deadlineNanos) {
-                throw new IllegalStateException("node " + node.id + " (pid " + process.pid() + ") did not print "
-                        + "'COHORT NODE " + node.id + " SERVING ...' within " + startTimeout
-                        + "\n--- stdout (tail) ---\n" + tail(node.stdout(), 30) + "\n" + describeFiles());
-            }
-            pause(POLL_INTERVAL);
-        }
-    }
-
-    private static Matcher findServingLine(Node node) {
-        try {
-            if (!Files.exists(node.stdout())) {
-                return null;
-            }
-            for (String line : Files.readAllLines(node.stdout(), StandardCharsets.UTF_8)) {
-                Matcher matcher = SERVING.matcher(line);
-                if (matcher.find()) {
-                    return matcher;
-                }
-            }
-            return null;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /** The SERVING line must name the node and the ports it was given; anything else breaks the CLI contract. */
-    private static void checkServingLine(Node node, Matcher serving) {
-        int id = Integer.parseInt(serving.group(1));
-        int clientPort = Integer.parseInt(serving.group(3));
-        int raftPort = Integer.parseInt(serving.group(5));
-        int metricsPort = Integer.parseInt(serving.group(6));
-        if (id != node.id || clientPort != node.clientPort || raftPort != node.raftPort
-                || metricsPort != node.metricsPort) {
-            throw new IllegalStateException("node " + node.id + " printed '" + serving.group() + "' but was started with "
-                    + "client port " + node.clientPort + ", raft port " + node.raftPort + ", metrics port "
-                    + node.metricsPort);
-        }
-    }
-
-    private static String tail(Path file, int lines) {
-        try {
-            if (!Files.exists(file)) {
-                return "(no " + file.getFileName() + ")";
-            }
-            List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);
-            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
-        } catch (IOException e) {
-            return "(unreadable " + file + ": " + e + ")";
-        }
-    }
-
     /** How node {@code nodeId}'s last process ended ("" while it runs): for failure messages. */
     String exitDescription(int nodeId) {
-        return exitDescription(node(nodeId));
-    }
-
-    private static String exitDescription(Node node) {
-        Process process = node.process;
-        return process == null || process.isAlive() ? "" : " (last exit " + process.exitValue() + ")";
-    }
-
-    private static void closeChannel(Node node) {
-        synchronized (node) {
-            if (node.channel != null) {
-                node.channel.shutdownNow();
-                node.channel = null;
-            }
-        }
+        return node(nodeId).exitDescription();
     }
 
     private static void pause(Duration duration) {
@@ -874,42 +721,5 @@ public final class ProcessCluster implements AutoCloseable {
         }
     }
 
-    /** One node: its identity and ports (fixed for the cluster's life) and its current process. */
-    private static final class Node {
-        final int id;
-        final int clientPort;
-        final int raftPort;
-        final int metricsPort;
-        final Path dir;
-        /** Its {@code raft.tls.*} settings; empty for a plaintext Raft port. */
-        final Map<String, String> raftTlsSettings = new LinkedHashMap<>();
-        int starts;
-        /** The jar of its next start if not the cluster's ({@link #useServerJar}); null for the cluster's. */
-        volatile Path serverJar;
-        /** {@code host:clientPort} of the member a node started by {@link #startJoining} joins through. */
-        String joinSeed;
-        volatile Process process;
-        ManagedChannel channel;
-
-        Node(int id, int clientPort, int raftPort, int metricsPort, Path dir) {
-            this.id = id;
-            this.clientPort = clientPort;
-            this.raftPort = raftPort;
-            this.metricsPort = metricsPort;
-            this.dir = dir;
-        }
-
-        Path logDir() {
-            return dir.resolve("logs");
-        }
-
-        Path stdout() {
-            return dir.resolve("stdout." + starts + ".log");
-        }
-
-        Path stderr() {
-            return dir.resolve("stderr." + starts + ".log");
-        }
-    }
 
 }

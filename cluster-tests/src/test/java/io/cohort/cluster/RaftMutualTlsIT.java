@@ -63,7 +63,7 @@ class RaftMutualTlsIT {
             committers.awaitMoreAcknowledged(cluster, 10);
 
             Certificates.Ca rogueCa = Certificates.ca("rogue CA");
-            ProcessCluster.Outsider impostor = cluster.startOutsider("impostor-other-ca", 3,
+            Outsider impostor = cluster.startOutsider("impostor-other-ca", 3,
                     cluster.raftTlsSettings(rogueCa, 3, "impostor-3", cluster.peerCaFile()));
             // Its votes to them (its certificate as a caller) and their appends to it (as the called peer).
             cluster.awaitCondition(SETTLE, "nodes 1 and 2 refused the impostor's certificate as caller and as peer",
@@ -82,7 +82,7 @@ class RaftMutualTlsIT {
             }
             impostor.kill();
 
-            ProcessCluster.Outsider plaintext = cluster.startOutsider("impostor-plaintext", 3, Map.of());
+            Outsider plaintext = cluster.startOutsider("impostor-plaintext", 3, Map.of());
             assertUndisturbed(cluster, plaintext, committers, leaders, terms);
             plaintext.kill();
 
@@ -101,7 +101,7 @@ class RaftMutualTlsIT {
      * nothing past what it started with, every partition keeps its leader and term, and the
      * committers' commits keep being acknowledged.
      */
-    private static void assertUndisturbed(ProcessCluster cluster, ProcessCluster.Outsider outsider,
+    private static void assertUndisturbed(ProcessCluster cluster, Outsider outsider,
                                           Committers committers, Map<Integer, Integer> leaders,
                                           Map<Integer, Long> terms) {
         Map<Integer, Long> appliedAtStart = new TreeMap<>();
