@@ -149,6 +149,11 @@ install_run_jar() {
     done
   fi
   mkdir -p "$data_dir"
+  replace_run_jar
+}
+
+# Copies the built jar over the one the nodes run, atomically; the archive key follows the new jar.
+replace_run_jar() {
   # -p: a copy of an unchanged jar keeps its time, and with it the nodes' class-data-sharing archives.
   cp -p "$jar" "$run_jar.tmp"
   mv -f "$run_jar.tmp" "$run_jar"
@@ -497,9 +502,7 @@ cmd_roll() {
   build_jar_if_missing
   if ! cmp -s "$jar" "$run_jar"; then
     echo "roll: the nodes will start from the newly built $jar (a rolling upgrade)"
-    cp -p "$jar" "$run_jar.tmp"
-    mv -f "$run_jar.tmp" "$run_jar"
-  cds_key=""
+    replace_run_jar
   fi
   echo "roll: checking that the cluster is caught up and balanced before the first node (at most ${roll_ready_timeout_s}s) ..."
   wait_ready "$roll_ready_timeout_s" || die "the cluster is not ready to roll (see above); nothing was restarted"

@@ -25,7 +25,6 @@ import java.util.regex.Pattern;
 final class NodeProcess {
     private static final Pattern SERVING = Pattern.compile(
             "COHORT NODE (\\d+) SERVING client=(\\S+):(\\d+) raft=(\\S+):(\\d+) metrics=(-?\\d+)");
-    private static final Duration POLL_INTERVAL = Duration.ofMillis(50);
 
     final int id;
     final int clientPort;
@@ -113,12 +112,7 @@ final class NodeProcess {
                         + "'COHORT NODE " + id + " SERVING ...' within " + startTimeout
                         + "\n--- stdout (tail) ---\n" + tail(stdout(), 30) + "\n" + files.get());
             }
-            try {
-                Thread.sleep(POLL_INTERVAL.toMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted", e);
-            }
+            ProcessCluster.pause(ProcessCluster.POLL_INTERVAL);
         }
     }
 

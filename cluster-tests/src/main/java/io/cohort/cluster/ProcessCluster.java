@@ -64,7 +64,7 @@ public final class ProcessCluster implements AutoCloseable {
     static final String LEADER_WARMUP_SETTING = "node.warmup.enabled";
     /** SIGKILL'd processes exit with 128 + 9 (Linux and macOS). */
     private static final int EXIT_SIGKILL = 137;
-    private static final Duration POLL_INTERVAL = Duration.ofMillis(50);
+    static final Duration POLL_INTERVAL = Duration.ofMillis(50);
 
     private final Path serverJar;
     private final Path runDir;
@@ -712,7 +712,7 @@ public final class ProcessCluster implements AutoCloseable {
         return node(nodeId).exitDescription();
     }
 
-    private static void pause(Duration duration) {
+    static void pause(Duration duration) {
         try {
             Thread.sleep(duration.toMillis());
         } catch (InterruptedException e) {

@@ -11,7 +11,6 @@ import io.cohort.api.v1.JoinGroupResponse;
 import io.cohort.api.v1.LeaveGroupRequest;
 import io.cohort.api.v1.LeaveGroupResponse;
 import io.cohort.api.v1.ListGroupsResponse;
-import io.cohort.api.v1.NodeEndpoint;
 import io.cohort.api.v1.OffsetCommitRequest;
 import io.cohort.api.v1.OffsetCommitResponse;
 import io.cohort.api.v1.SyncGroupRequest;
@@ -465,10 +464,6 @@ public final class CohortClient implements AutoCloseable {
 
     // ---------------------------------------------------------------------------------------------
     // Call machinery
-
-    private static Routing routingOf(ErrorCode code, NodeEndpoint hint) {
-        return new Routing(code, hint);
-    }
 
     private static ErrorCode firstPartitionError(OffsetCommitResponse response) {
         for (OffsetCommitResponse.Topic topic : response.getTopicsList()) {

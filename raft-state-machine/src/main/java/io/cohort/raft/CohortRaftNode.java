@@ -546,11 +546,6 @@ public final class CohortRaftNode implements AutoCloseable {
         return probe.division(partition);
     }
 
-    /** What Ratis reports of this node's replicas. */
-    ReplicaProbe probe() {
-        return probe;
-    }
-
     /** Whether this node leads {@code partition} and has applied its term's first entry. */
     public boolean isLeaderReady(int partition) {
         return probe.isLeaderReady(partition);
