@@ -1,6 +1,7 @@
 package io.cohort.raft;
 
 import io.cohort.core.command.Command;
+import io.cohort.core.command.ConsumerGroupHeartbeat;
 import io.cohort.core.shard.Result;
 import io.cohort.raft.log.LogCodec;
 import java.io.IOException;
@@ -126,7 +127,7 @@ final class Proposer {
         }
         int size = LogCodec.toProto(command).getSerializedSize();
         long nowNanos = System.nanoTime();
-        expectation.onArrival(nowNanos);
+        expectation.onArrival(returnKey(command), nowNanos);
         queue.add(new Pending(command, size, nowNanos, future));
         queued.incrementAndGet();
         flush();
@@ -257,16 +258,42 @@ final class Proposer {
         // (a JoinGroup waiting for its rebalance) do not. Everything queued now arrived while this
         // entry was in flight, so none of it comes from this entry's clients: together they are the
         // load the next entry should carry.
-        int answeredNow = 0;
-        for (Result result : results) {
-            if (result.reply() instanceof Result.Reply.Now) {
-                answeredNow++;
+        if (lingerMaxNanos == 0) {
+            expectedCommands = 0;
+        } else {
+            List<String> answeredNow = new ArrayList<>(results.size());
+            for (int i = 0; i < results.size(); i++) {
+                if (results.get(i).reply() instanceof Result.Reply.Now) {
+                    answeredNow.add(returnKey(batch.get(i).command()));
+                }
             }
+            expectedCommands = expectation.onApplied(answeredNow, queued.get(), System.nanoTime());
         }
-        expectedCommands = lingerMaxNanos == 0 ? 0 : expectation.onApplied(answeredNow, queued.get(), System.nanoTime());
         for (int i = 0; i < batch.size(); i++) {
             batch.get(i).future().complete(results.get(i));
         }
+    }
+
+    /**
+     * Who a command comes from, as far as the linger can tell ({@link BatchExpectation}): its group id,
+     * since a consumer sends its next commit, heartbeat or join for its own group. Null for commands no
+     * client is waiting to follow up (the leader's timers, administration).
+     */
+    static String returnKey(Command command) {
+        if (command instanceof Command.OffsetCommit commit) {
+            return commit.groupId();
+        } else if (command instanceof ConsumerGroupHeartbeat heartbeat) {
+            return heartbeat.groupId();
+        } else if (command instanceof Command.JoinGroup join) {
+            return join.groupId();
+        } else if (command instanceof Command.SyncGroup sync) {
+            return sync.groupId();
+        } else if (command instanceof Command.LeaveGroup leave) {
+            return leave.groupId();
+        } else if (command instanceof Command.OffsetDelete delete) {
+            return delete.groupId();
+        }
+        return null;
     }
 
     private void onReply(long callId, RaftClientReply reply, Throwable error) {
