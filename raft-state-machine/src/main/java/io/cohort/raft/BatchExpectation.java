@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * several returns. Only a command whose key the entry (or the entry before it) answered counts: other
  * clients' commands that happen to arrive within the window are load the next entry may carry, not
  * returns, and counting them kept the share high under a light load of many pausing clients (32
- * committers pausing 50 ms send ~0.6 commands per ms), so that a fifth to a half of the entries
+ * committers pausing 50 ms send ~0.6 commands per ms), so that a fifth to a quarter of the entries
  * waited out the linger for commands that were not coming (docs/BENCHMARKS.md, "Tuning" #24 and #25).
  * The entry before counts because on a loaded machine the tail of a burst comes back a window late;
  * counting only the entry's own clients then measured the share low and cut the batches (#25).
