@@ -1,5 +1,6 @@
 package io.cohort.raft;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,14 +50,12 @@ final class BatchExpectation {
         final Map<String, AtomicInteger> outstanding;
         final AtomicInteger returns = new AtomicInteger();
 
-        Window(long startNanos, List<String> answeredKeys) {
+        Window(long startNanos, List<String> clientKeys) {
             this.startNanos = startNanos;
-            this.answered = answeredKeys.size();
-            this.outstanding = new HashMap<>(Math.max(4, answeredKeys.size() * 2));
-            for (String key : answeredKeys) {
-                if (key != null) {
-                    outstanding.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
-                }
+            this.answered = clientKeys.size();
+            this.outstanding = new HashMap<>(Math.max(4, clientKeys.size() * 2));
+            for (String key : clientKeys) {
+                outstanding.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
             }
         }
 
@@ -108,7 +107,8 @@ final class BatchExpectation {
     /**
      * An entry was applied at {@code nowNanos}, answering at once the commands whose return keys are
      * {@code answeredKeys}, with {@code queued} commands waiting. Scores the previous window, opens a
-     * new one, and returns how many commands the next entry should wait for.
+     * new one, and returns how many commands the next entry should wait for. A null key (a command no
+     * client follows up: the leader's timers, administration) is neither scored nor expected back.
      */
     int onApplied(List<String> answeredKeys, int queued, long nowNanos) {
         Window previous = window;
@@ -116,9 +116,15 @@ final class BatchExpectation {
             double share = Math.min(1.0, previous.returns.get() / (double) previous.answered);
             returnShare += (share - returnShare) * SMOOTHING;
         }
+        List<String> clientKeys = new ArrayList<>(answeredKeys.size());
+        for (String key : answeredKeys) {
+            if (key != null) {
+                clientKeys.add(key);
+            }
+        }
         previousWindow = previous;
-        window = answeredKeys.isEmpty() ? null : new Window(nowNanos, answeredKeys);
-        return (int) Math.round(answeredKeys.size() * returnShare) + queued;
+        window = clientKeys.isEmpty() ? null : new Window(nowNanos, clientKeys);
+        return (int) Math.round(clientKeys.size() * returnShare) + queued;
     }
 
     /** The current moving average, for tests and diagnostics. */

@@ -133,13 +133,18 @@ class BatchExpectationTest {
     }
 
     @Test
-    void commandsWithoutAReturnKeyAreNeverReturns() {
+    void commandsWithoutAReturnKeyAreNeitherExpectedNorScored() {
         BatchExpectation expectation = new BatchExpectation(LINGER_NANOS);
-        expectation.onApplied(Arrays.asList(null, null), 0, 0);
+        // A timer's command and one client's commit answered: only the client is expected back.
+        assertThat(expectation.onApplied(Arrays.asList(null, "g0"), 0, 0)).isEqualTo(1);
         expectation.onArrival(null, 1_000);
-        expectation.onArrival(null, 2_000);
-        expectation.onApplied(List.of("x"), 0, ROUND_NANOS);
-        assertThat(expectation.returnShare()).isEqualTo(1.0 - BatchExpectation.SMOOTHING);
+        expectation.onArrival("g0", 2_000);
+        assertThat(expectation.onApplied(Arrays.asList(null, null), 2, ROUND_NANOS)).isEqualTo(2);
+        assertThat(expectation.returnShare()).isEqualTo(1.0);
+        // Nothing but timers answered: no window, so nothing to score at the next entry.
+        expectation.onArrival("g0", ROUND_NANOS + 1_000);
+        expectation.onApplied(List.of("g0"), 0, 2 * ROUND_NANOS);
+        assertThat(expectation.returnShare()).isEqualTo(1.0);
     }
 
     @Test
