@@ -1,6 +1,5 @@
 package io.cohort.raft;
 
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,13 +49,18 @@ final class BatchExpectation {
         final Map<String, AtomicInteger> outstanding;
         final AtomicInteger returns = new AtomicInteger();
 
-        Window(long startNanos, List<String> clientKeys) {
+        /** Null keys (no client to follow up) are skipped: neither counted as answered nor expected back. */
+        Window(long startNanos, List<String> answeredKeys) {
             this.startNanos = startNanos;
-            this.answered = clientKeys.size();
-            this.outstanding = new HashMap<>(Math.max(4, clientKeys.size() * 2));
-            for (String key : clientKeys) {
-                outstanding.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+            this.outstanding = new HashMap<>(Math.max(4, answeredKeys.size() * 2));
+            int clients = 0;
+            for (String key : answeredKeys) {
+                if (key != null) {
+                    outstanding.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+                    clients++;
+                }
             }
+            this.answered = clients;
         }
 
         /** Takes one of {@code key}'s answered commands as back; false if none is outstanding. */
@@ -116,15 +120,10 @@ final class BatchExpectation {
             double share = Math.min(1.0, previous.returns.get() / (double) previous.answered);
             returnShare += (share - returnShare) * SMOOTHING;
         }
-        List<String> clientKeys = new ArrayList<>(answeredKeys.size());
-        for (String key : answeredKeys) {
-            if (key != null) {
-                clientKeys.add(key);
-            }
-        }
+        Window opened = new Window(nowNanos, answeredKeys);
         previousWindow = previous;
-        window = clientKeys.isEmpty() ? null : new Window(nowNanos, clientKeys);
-        return (int) Math.round(clientKeys.size() * returnShare) + queued;
+        window = opened.answered == 0 ? null : opened;
+        return (int) Math.round(opened.answered * returnShare) + queued;
     }
 
     /** The current moving average, for tests and diagnostics. */
