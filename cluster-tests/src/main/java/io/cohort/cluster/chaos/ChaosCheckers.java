@@ -4,7 +4,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -330,23 +329,29 @@ public final class ChaosCheckers {
         return violations;
     }
 
+    /** One kill's failover: a label for the report, whether it was a whole-cluster restart, and the gap (ms, -1: none). */
+    public record Failover(String label, boolean wholeCluster, long gapMs) {
+    }
+
     /**
      * Failover time: for each SIGKILL of nodes that led partitions, the time from the kill until a
-     * commit to a group of one of those partitions was acknowledged again, in ms.
+     * commit to a group of one of those partitions was acknowledged again, in ms. Acknowledgements
+     * that arrived before the killed processes were seen gone do not count: they came from a node
+     * still alive (the last of several killed one after another, or a commit already in flight).
      */
-    public static Map<String, Long> failoverTimes(List<Op> ops, List<Nemesis.Kill> kills,
+    public static List<Failover> failoverTimes(List<Op> ops, List<Nemesis.Kill> kills,
             java.util.function.ToIntFunction<String> partitionOfGroup) {
         List<Call> acks = calls(ops, "commit").stream().filter(Call::ok)
                 .sorted((a, b) -> Long.compare(a.completeNanos(), b.completeNanos())).toList();
-        Map<String, Long> times = new LinkedHashMap<>();
+        List<Failover> failovers = new ArrayList<>();
         int index = 0;
         for (Nemesis.Kill kill : kills) {
             if (kill.ledPartitions().isEmpty()) {
                 continue;
             }
-            Long gap = null;
+            long gap = -1;
             for (Call ack : acks) {
-                if (ack.completeNanos() <= kill.timeNanos()) {
+                if (ack.completeNanos() <= kill.deadNanos()) {
                     continue;
                 }
                 String group = ack.key().substring(0, ack.key().indexOf('/'));
@@ -355,10 +360,11 @@ public final class ChaosCheckers {
                     break;
                 }
             }
-            times.put("kill " + (++index) + " of node " + kill.node() + " (" + kill.fault() + ", led "
-                    + kill.ledPartitions() + ")", gap == null ? -1 : gap);
+            failovers.add(new Failover("kill " + (++index) + " of " + (kill.wholeCluster() ? "every node"
+                    : "node " + kill.node()) + " (" + kill.fault() + ", led " + kill.ledPartitions() + ")",
+                    kill.wholeCluster(), gap));
         }
-        return times;
+        return failovers;
     }
 
     private static Map<String, List<Call>> byKey(List<Call> calls) {

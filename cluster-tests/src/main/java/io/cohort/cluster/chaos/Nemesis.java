@@ -46,8 +46,17 @@ public final class Nemesis {
     public record Step(Fault fault, int partition, long holdMs, long gapMs) {
     }
 
-    /** A SIGKILL that took leaders down: when, which node, and the partitions it led then. */
-    public record Kill(long timeNanos, int node, Set<Integer> ledPartitions, String fault) {
+    /**
+     * A SIGKILL that took leaders down: when it was sent, when the killed processes were seen gone
+     * (a node killed one after another with others, or one that stops by itself after its disk
+     * filled, can still acknowledge commits in between), which node (-1: all), the partitions it
+     * led then, and the fault.
+     */
+    public record Kill(long timeNanos, long deadNanos, int node, Set<Integer> ledPartitions, String fault) {
+        /** Whether the fault took every node down at once: a restart, not a failover. */
+        public boolean wholeCluster() {
+            return node < 0;
+        }
     }
 
     private static final Duration LEADER_WAIT = Duration.ofSeconds(30);
@@ -202,7 +211,7 @@ public final class Nemesis {
                 for (int node : cluster.runningNodeIds()) {
                     cluster.kill(node);
                 }
-                kills.add(new Kill(now, -1, led, "RESTART_ALL"));
+                kills.add(new Kill(now, System.nanoTime(), -1, led, Fault.RESTART_ALL.name()));
                 sleep(step.holdMs());
                 cluster.startAll();
                 history.event("nemesis", "start-all", "every node serving again");
@@ -236,7 +245,7 @@ public final class Nemesis {
         }
         boolean stopped = !cluster.isRunning(node);
         if (stopped) {
-            kills.add(new Kill(now, node, led, Fault.DISK_FULL.name()));
+            kills.add(new Kill(now, System.nanoTime(), node, led, Fault.DISK_FULL.name()));
         } else if (storageFailed(node)) {
             // It noticed just now and is stopping.
             cluster.awaitExit(node, STORAGE_FAILURE_EXIT_WAIT);
@@ -387,7 +396,7 @@ public final class Nemesis {
         Set<Integer> led = partitionsLedBy(node);
         long now = history.event("nemesis", "kill", "SIGKILL node " + node + " (" + why + "), leading " + led);
         cluster.kill(node);
-        kills.add(new Kill(now, node, led, step.fault().name()));
+        kills.add(new Kill(now, System.nanoTime(), node, led, step.fault().name()));
         sleep(step.holdMs());
         cluster.start(node);
         history.event("nemesis", "restart", "node " + node + " serving again");

@@ -134,4 +134,32 @@ class ChaosCheckersTest {
         op("probe", Op.OK, "fence-commit", "p1", 1, 1, "NONE");
         assertThat(ChaosCheckers.fencing(ops, summary)).singleElement().asString().contains("had expired");
     }
+
+    @Test
+    void testFailoverCountsOnlyAcknowledgementsAfterTheKilledNodesWereGone() {
+        commit("w", "g/t:0", 1, Op.OK);
+        long killSent = clock;
+        commit("w", "g/t:0", 2, Op.OK); // acknowledged by the node before it died: not a failover
+        commit("w", "h/t:0", 1, Op.OK); // another partition's group: not affected
+        long gone = clock;
+        commit("w", "h/t:0", 2, Op.OK);
+        commit("w", "g/t:0", 3, Op.OK); // the first after the kill took effect
+        long firstAfter = clock;
+        java.util.function.ToIntFunction<String> partitionOf = group -> group.equals("g") ? 0 : 1;
+
+        List<ChaosCheckers.Failover> failovers = ChaosCheckers.failoverTimes(ops, List.of(
+                new Nemesis.Kill(killSent, gone, 2, Set.of(0), "KILL_LEADER"),
+                new Nemesis.Kill(killSent, gone, -1, Set.of(0, 1), "RESTART_ALL"),
+                new Nemesis.Kill(killSent, gone, 3, Set.of(), "KILL_RANDOM"),
+                new Nemesis.Kill(firstAfter, firstAfter, 1, Set.of(0), "KILL_LEADER")), partitionOf);
+
+        assertThat(failovers).hasSize(3); // a node that led nothing is not measured
+        assertThat(failovers.get(0).gapMs()).isEqualTo((firstAfter - killSent) / 1_000_000);
+        assertThat(failovers.get(0).wholeCluster()).isFalse();
+        // Every partition: the other partition's group answered first.
+        assertThat(failovers.get(1).gapMs()).isEqualTo((firstAfter - 2_000_000 - killSent) / 1_000_000);
+        assertThat(failovers.get(1).wholeCluster()).isTrue();
+        assertThat(failovers.get(1).label()).contains("every node", "RESTART_ALL");
+        assertThat(failovers.get(2).gapMs()).isEqualTo(-1); // nothing acknowledged after it
+    }
 }
