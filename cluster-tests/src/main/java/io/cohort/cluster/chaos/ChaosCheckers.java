@@ -338,6 +338,10 @@ public final class ChaosCheckers {
      * commit to a group of one of those partitions was acknowledged again, in ms. Acknowledgements
      * that arrived before the killed processes were seen gone do not count: they came from a node
      * still alive (the last of several killed one after another, or a commit already in flight).
+     * A node that stopped by itself ({@link Nemesis.Kill#stoppedItself()}) served on for a while
+     * after the fault began, and its successors answered before its process was gone: for it the
+     * figure is the longest wait between two acknowledgements to those groups (the fault's start
+     * counting as one) up to the first acknowledgement after the process was seen gone.
      */
     public static List<Failover> failoverTimes(List<Op> ops, List<Nemesis.Kill> kills,
             java.util.function.ToIntFunction<String> partitionOfGroup) {
@@ -350,13 +354,18 @@ public final class ChaosCheckers {
                 continue;
             }
             long gap = -1;
+            long previous = kill.timeNanos();
+            long longestWait = 0;
             for (Call ack : acks) {
-                if (ack.completeNanos() <= kill.deadNanos()) {
+                String group = ack.key().substring(0, ack.key().indexOf('/'));
+                if (ack.completeNanos() <= kill.timeNanos()
+                        || !kill.ledPartitions().contains(partitionOfGroup.applyAsInt(group))) {
                     continue;
                 }
-                String group = ack.key().substring(0, ack.key().indexOf('/'));
-                if (kill.ledPartitions().contains(partitionOfGroup.applyAsInt(group))) {
-                    gap = (ack.completeNanos() - kill.timeNanos()) / 1_000_000;
+                longestWait = Math.max(longestWait, ack.completeNanos() - previous);
+                previous = ack.completeNanos();
+                if (ack.completeNanos() > kill.deadNanos()) {
+                    gap = (kill.stoppedItself() ? longestWait : ack.completeNanos() - kill.timeNanos()) / 1_000_000;
                     break;
                 }
             }

@@ -57,6 +57,15 @@ public final class Nemesis {
         public boolean wholeCluster() {
             return node < 0;
         }
+
+        /**
+         * Whether the node stopped by itself (its disk filled): it keeps serving until a write
+         * fails, then stops its Raft server at once and its process seconds later, so the others
+         * take over before it is seen gone.
+         */
+        public boolean stoppedItself() {
+            return fault.equals(Fault.DISK_FULL.name());
+        }
     }
 
     private static final Duration LEADER_WAIT = Duration.ofSeconds(30);

@@ -162,4 +162,20 @@ class ChaosCheckersTest {
         assertThat(failovers.get(1).label()).contains("every node", "RESTART_ALL");
         assertThat(failovers.get(2).gapMs()).isEqualTo(-1); // nothing acknowledged after it
     }
+
+    @Test
+    void testADiskFullNodeCountsTheLongestWaitUntilItsProcessWasGone() {
+        long filled = clock;
+        commit("w", "g/t:0", 1, Op.OK); // still served after the fill: 2 ms
+        clock += 5_000_000;
+        commit("w", "g/t:0", 2, Op.OK); // the successor, before the process was gone: 7 ms wait
+        commit("w", "g/t:0", 3, Op.OK);
+        long gone = clock;
+        commit("w", "g/t:0", 4, Op.OK); // the first after: 2 ms
+
+        List<ChaosCheckers.Failover> failovers = ChaosCheckers.failoverTimes(ops,
+                List.of(new Nemesis.Kill(filled, gone, 1, Set.of(0), "DISK_FULL")), group -> 0);
+
+        assertThat(failovers).singleElement().extracting(ChaosCheckers.Failover::gapMs).isEqualTo(7L);
+    }
 }
