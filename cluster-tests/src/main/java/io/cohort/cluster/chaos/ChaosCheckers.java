@@ -329,8 +329,12 @@ public final class ChaosCheckers {
         return violations;
     }
 
-    /** One kill's failover: a label for the report, whether it was a whole-cluster restart, and the gap (ms, -1: none). */
-    public record Failover(String label, boolean wholeCluster, long gapMs) {
+    /**
+     * One kill's failover: a label for the report, whether it was a whole-cluster restart, whether
+     * the gap is the longest wait (a node that stopped by itself) rather than kill to next
+     * acknowledgement, and the gap (ms, -1: none).
+     */
+    public record Failover(String label, boolean wholeCluster, boolean longestWait, long gapMs) {
     }
 
     /**
@@ -371,7 +375,7 @@ public final class ChaosCheckers {
             }
             failovers.add(new Failover("kill " + (++index) + " of " + (kill.wholeCluster() ? "every node"
                     : "node " + kill.node()) + " (" + kill.fault() + ", led " + kill.ledPartitions() + ")",
-                    kill.wholeCluster(), gap));
+                    kill.wholeCluster(), kill.stoppedItself(), gap));
         }
         return failovers;
     }

@@ -183,7 +183,9 @@ public final class ChaosRunner {
             List<ChaosCheckers.Failover> failovers = ChaosCheckers.failoverTimes(ops, nemesis.kills(),
                     group -> Partitioner.partitionFor(group, config.partitions()));
             failovers.forEach(f -> line((f.wholeCluster() ? "full restart " : "failover ") + f.label() + ": "
-                    + (f.gapMs() < 0 ? "no commit to its groups" : f.gapMs() + " ms to the next acknowledged commit")));
+                    + (f.gapMs() < 0 ? "no commit to its groups" : f.gapMs() + (f.longestWait()
+                            ? " ms, the longest wait for an acknowledged commit until its process was gone"
+                            : " ms to the next acknowledged commit"))));
             // A full restart is an outage of every group by design: reported above, not a failover.
             line("failover (kill -> next acknowledged commit of an affected group): " + percentiles(failovers.stream()
                     .filter(f -> !f.wholeCluster()).map(ChaosCheckers.Failover::gapMs).toList()));

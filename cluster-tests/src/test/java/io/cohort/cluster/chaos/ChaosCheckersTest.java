@@ -156,6 +156,7 @@ class ChaosCheckersTest {
         assertThat(failovers).hasSize(3); // a node that led nothing is not measured
         assertThat(failovers.get(0).gapMs()).isEqualTo((firstAfter - killSent) / 1_000_000);
         assertThat(failovers.get(0).wholeCluster()).isFalse();
+        assertThat(failovers.get(0).longestWait()).isFalse();
         // Every partition: the other partition's group answered first.
         assertThat(failovers.get(1).gapMs()).isEqualTo((firstAfter - 2_000_000 - killSent) / 1_000_000);
         assertThat(failovers.get(1).wholeCluster()).isTrue();
@@ -177,5 +178,6 @@ class ChaosCheckersTest {
                 List.of(new Nemesis.Kill(filled, gone, 1, Set.of(0), "DISK_FULL")), group -> 0);
 
         assertThat(failovers).singleElement().extracting(ChaosCheckers.Failover::gapMs).isEqualTo(7L);
+        assertThat(failovers.get(0).longestWait()).isTrue();
     }
 }
