@@ -361,9 +361,11 @@ public final class ChaosCheckers {
             long previous = kill.timeNanos();
             long longestWait = 0;
             for (Call ack : acks) {
+                if (ack.completeNanos() <= kill.timeNanos()) {
+                    continue;
+                }
                 String group = ack.key().substring(0, ack.key().indexOf('/'));
-                if (ack.completeNanos() <= kill.timeNanos()
-                        || !kill.ledPartitions().contains(partitionOfGroup.applyAsInt(group))) {
+                if (!kill.ledPartitions().contains(partitionOfGroup.applyAsInt(group))) {
                     continue;
                 }
                 longestWait = Math.max(longestWait, ack.completeNanos() - previous);

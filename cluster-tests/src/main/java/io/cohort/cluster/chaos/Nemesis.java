@@ -47,10 +47,10 @@ public final class Nemesis {
     }
 
     /**
-     * A SIGKILL that took leaders down: when it was sent, when the killed processes were seen gone
-     * (a node killed one after another with others, or one that stops by itself after its disk
-     * filled, can still acknowledge commits in between), which node (-1: all), the partitions it
-     * led then, and the fault.
+     * A node gone that led partitions (a SIGKILL, or a node that stopped by itself after its disk
+     * filled): when the fault began, when the processes were seen gone (a node killed one after
+     * another with others, or one stopping by itself, can still acknowledge commits in between),
+     * which node (-1: all), the partitions it led then, and the fault.
      */
     public record Kill(long timeNanos, long deadNanos, int node, Set<Integer> ledPartitions, String fault) {
         /** Whether the fault took every node down at once: a restart, not a failover. */
