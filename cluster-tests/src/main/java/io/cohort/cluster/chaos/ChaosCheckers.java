@@ -351,6 +351,7 @@ public final class ChaosCheckers {
             java.util.function.ToIntFunction<String> partitionOfGroup) {
         List<Call> acks = calls(ops, "commit").stream().filter(Call::ok)
                 .sorted((a, b) -> Long.compare(a.completeNanos(), b.completeNanos())).toList();
+        long[] ackNanos = acks.stream().mapToLong(Call::completeNanos).toArray();
         List<Failover> failovers = new ArrayList<>();
         int index = 0;
         for (Nemesis.Kill kill : kills) {
@@ -360,10 +361,8 @@ public final class ChaosCheckers {
             long gap = -1;
             long previous = kill.timeNanos();
             long longestWait = 0;
-            for (Call ack : acks) {
-                if (ack.completeNanos() <= kill.timeNanos()) {
-                    continue;
-                }
+            // Only acknowledgements after the kill count: start at the first of them, not at the run's start.
+            for (Call ack : acks.subList(firstAfter(ackNanos, kill.timeNanos()), acks.size())) {
                 String group = ack.key().substring(0, ack.key().indexOf('/'));
                 if (!kill.ledPartitions().contains(partitionOfGroup.applyAsInt(group))) {
                     continue;
@@ -380,6 +379,30 @@ public final class ChaosCheckers {
                     kill.wholeCluster(), kill.stoppedItself(), gap));
         }
         return failovers;
+    }
+
+    /**
+     * The gaps that describe a failover after a kill: neither a full restart (every group's outage
+     * by design) nor a node that stopped by itself (its figure is a longest wait, not kill to next
+     * acknowledgement); each of those is reported on its own line. -1 (no commit followed) is kept.
+     */
+    public static List<Long> killGaps(List<Failover> failovers) {
+        return failovers.stream().filter(f -> !f.wholeCluster() && !f.longestWait()).map(Failover::gapMs).toList();
+    }
+
+    /** Index of the first element of the ascending {@code sorted} greater than {@code bound}. */
+    private static int firstAfter(long[] sorted, long bound) {
+        int low = 0;
+        int high = sorted.length;
+        while (low < high) {
+            int middle = (low + high) >>> 1;
+            if (sorted[middle] <= bound) {
+                low = middle + 1;
+            } else {
+                high = middle;
+            }
+        }
+        return low;
     }
 
     private static Map<String, List<Call>> byKey(List<Call> calls) {

@@ -186,9 +186,9 @@ public final class ChaosRunner {
                     + (f.gapMs() < 0 ? "no commit to its groups" : f.gapMs() + (f.longestWait()
                             ? " ms, the longest wait for an acknowledged commit until its process was gone"
                             : " ms to the next acknowledged commit"))));
-            // A full restart is an outage of every group by design: reported above, not a failover.
-            line("failover (kill -> next acknowledged commit of an affected group): " + percentiles(failovers.stream()
-                    .filter(f -> !f.wholeCluster()).map(ChaosCheckers.Failover::gapMs).toList()));
+            // A full restart and a node that stopped by itself are reported above, each on its own line.
+            line("failover (kill -> next acknowledged commit of an affected group): "
+                    + percentiles(ChaosCheckers.killGaps(failovers)));
             violations.forEach((checker, found) -> line(checker + ": " + (found.isEmpty() ? "OK"
                     : found.size() + " VIOLATION(S)")));
             passed = violations.values().stream().allMatch(List::isEmpty);

@@ -180,4 +180,26 @@ class ChaosCheckersTest {
         assertThat(failovers).singleElement().extracting(ChaosCheckers.Failover::gapMs).isEqualTo(7L);
         assertThat(failovers.get(0).longestWait()).isTrue();
     }
+
+    @Test
+    void testTheFailoverPercentilesCountOnlyKillsNotFullRestartsOrNodesThatStoppedThemselves() {
+        commit("w", "g/t:0", 1, Op.OK);
+        long firstKill = clock;
+        clock += 4_000_000;
+        commit("w", "g/t:0", 2, Op.OK); // 6 ms after the first kill
+        long filled = clock;
+        clock += 9_000_000;
+        commit("w", "g/t:0", 3, Op.OK); // an 11 ms wait after the fill
+        long restart = clock;
+        clock += 20_000_000;
+        commit("w", "g/t:0", 4, Op.OK);
+
+        List<ChaosCheckers.Failover> failovers = ChaosCheckers.failoverTimes(ops, List.of(
+                new Nemesis.Kill(firstKill, firstKill, 2, Set.of(0), "KILL_LEADER"),
+                new Nemesis.Kill(filled, filled, 1, Set.of(0), "DISK_FULL"),
+                new Nemesis.Kill(restart, restart, -1, Set.of(0), "RESTART_ALL")), group -> 0);
+
+        assertThat(failovers).extracting(ChaosCheckers.Failover::gapMs).containsExactly(6L, 11L, 22L);
+        assertThat(ChaosCheckers.killGaps(failovers)).containsExactly(6L);
+    }
 }
