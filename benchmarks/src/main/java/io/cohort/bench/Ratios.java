@@ -41,9 +41,11 @@ final class Ratios {
             // --rounds: the same comparison several times; each round's lines pair with each other, and
             // a median row per figure follows the rounds.
             Map<String, List<double[]>> rounds = new LinkedHashMap<>();
+            Map<List<Object>, Integer> seen = new java.util.HashMap<>();
             for (Map<String, Object> c : ours) {
-                Map<String, Object> k = theirs.stream().filter(x -> Objects.equals(param(x), param(c))
-                        && Objects.equals(x.get("round"), c.get("round"))).findFirst().orElse(null);
+                Map<String, Object> k = counterpart(c, theirs,
+                        seen.merge(List.of(param(c), String.valueOf(c.get("round")), String.valueOf(partitionsOf(c))),
+                                1, Integer::sum) - 1);
                 if (k == null) {
                     continue;
                 }
@@ -99,6 +101,23 @@ final class Ratios {
             appendRow(out, r, width);
         }
         return out.toString();
+    }
+
+    /**
+     * The line of {@code theirs} that {@code c} is compared with: same parameter and round (and the
+     * same partition count, if theirs has lines at c's), the {@code occurrence}-th of them, so that a
+     * parameter measured several times in one round (`--ns 10,10,10`) pairs its n-th sample with the
+     * other system's n-th; the last one if theirs has fewer (a baseline measured once per round).
+     */
+    static Map<String, Object> counterpart(Map<String, Object> c, List<Map<String, Object>> theirs, int occurrence) {
+        List<Map<String, Object>> candidates = theirs.stream().filter(x -> Objects.equals(param(x), param(c))
+                && Objects.equals(x.get("round"), c.get("round"))).toList();
+        List<Map<String, Object>> samePartitions = candidates.stream()
+                .filter(x -> Objects.equals(partitionsOf(x), partitionsOf(c))).toList();
+        if (!samePartitions.isEmpty()) {
+            candidates = samePartitions;
+        }
+        return candidates.isEmpty() ? null : candidates.get(Math.min(occurrence, candidates.size() - 1));
     }
 
     /** One row; {@code ratio} is a/b, or the median of the rounds' a/b (NaN: b was 0). */
