@@ -55,7 +55,8 @@ final class Machine {
             Map<Long, Long> ticks = new HashMap<>();
             for (long pid : pids) {
                 long pidTicks = NodeCost.cpuTicks(pid);
-                // -1: the process is gone (killed in the window): it counts from its last sample only.
+                // -1: the process is gone (killed in the window): its CPU in the window is not counted as
+                // the bench's but falls into cpu_others_pct (its ticks died with it).
                 if (pidTicks >= 0) {
                     ticks.put(pid, pidTicks);
                 }
@@ -77,10 +78,11 @@ final class Machine {
             long busy = end.busy - busy();
             long ours = 0;
             for (Map.Entry<Long, Long> e : end.processTicks.entrySet()) {
-                Long before = processTicks.get(e.getKey());
-                if (before != null) {
-                    ours += Math.max(0, e.getValue() - before);
-                }
+                // A process not sampled at the start was started in the window (a node restarted after a
+                // kill): all of its CPU is the window's. Counting none of it put a restarted node's
+                // start-up, 25-34% of the machine, in cpu_others_pct.
+                Long before = processTicks.getOrDefault(e.getKey(), 0L);
+                ours += Math.max(0, e.getValue() - before);
             }
             m.put("cpu_busy_pct", Math.round(100.0 * busy / total));
             m.put("cpu_bench_pct", Math.min(100, Math.round(100.0 * ours / total)));
