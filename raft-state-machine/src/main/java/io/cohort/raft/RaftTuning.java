@@ -244,7 +244,9 @@ public final class RaftTuning {
         private boolean logMetadataEnabled = false;
         private boolean fsyncBeforeAck = true;
         private int appenderWaitMinMs = 1;
-        private int batchLingerMaxMicros = 2_000;
+        // 5 ms, not 2: with 32 back-to-back committers on a loaded machine their returns spread over
+        // more than 2 ms, and a 2 ms linger sent short entries (docs/BENCHMARKS.md, Tuning #28).
+        private int batchLingerMaxMicros = 5_000;
 
         private Builder() {
         }
