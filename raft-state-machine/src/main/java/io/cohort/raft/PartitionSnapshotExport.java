@@ -11,6 +11,8 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -41,6 +43,18 @@ import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 public final class PartitionSnapshotExport {
     private static final ClientId EXPORT_CLIENT_ID = ClientId.randomId();
     private static final AtomicLong CALL_IDS = new AtomicLong();
+    /**
+     * Where the snapshot requests are made. The read barrier completes on Ratis's apply thread and
+     * the snapshot's reply on it too; {@code snapshotManagementAsync} takes the division's lock, and a
+     * Ratis thread must not wait for that lock (a save during a leader hand-over once left a replica
+     * that took no more entries: docs/OPERATIONS.md, "Known issue: a follower replica wedged after a
+     * backup during a leader hand-over"; not proven to be this, but this is a wait it could be).
+     */
+    private static final Executor SNAPSHOT_REQUESTS = Executors.newSingleThreadExecutor(r -> {
+        Thread thread = new Thread(r, "cohort-snapshot-request");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     private PartitionSnapshotExport() {
     }
@@ -70,17 +84,17 @@ public final class PartitionSnapshotExport {
             return CompletableFuture.failedFuture(e);
         }
         return node.readAnyReplica(partition, shard -> stateMachine.getLastAppliedTermIndex())
-                .thenCompose(barrier -> snapshotAtLeast(node, stateMachine, barrier, timeoutMs)
-                        .thenCompose(export -> export != null ? CompletableFuture.completedFuture(export)
+                .thenComposeAsync(barrier -> snapshotAtLeast(node, stateMachine, barrier, timeoutMs)
+                        .thenComposeAsync(export -> export != null ? CompletableFuture.completedFuture(export)
                                 // Another caller's snapshot, taken before our barrier: ask once more.
-                                : snapshotAtLeast(node, stateMachine, barrier, timeoutMs))
+                                : snapshotAtLeast(node, stateMachine, barrier, timeoutMs), SNAPSHOT_REQUESTS)
                         .thenApply(export -> {
                             if (export == null) {
                                 throw new IllegalStateException("partition " + partition + ": Ratis returned"
                                         + " snapshots older than the read barrier at " + barrier + " twice");
                             }
                             return export;
-                        }));
+                        }), SNAPSHOT_REQUESTS);
     }
 
     private static CompletableFuture<Export> snapshotAtLeast(CohortRaftNode node, PartitionStateMachine stateMachine,
