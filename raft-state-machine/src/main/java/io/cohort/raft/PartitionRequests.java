@@ -4,6 +4,10 @@ import io.cohort.core.command.Command;
 import io.cohort.core.shard.GroupCoordinatorShard;
 import io.cohort.core.shard.Result;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.apache.ratis.protocol.Message;
 
@@ -13,6 +17,24 @@ import org.apache.ratis.protocol.Message;
  * refused with a {@link ProposalException} naming the leader as known when this node cannot serve it.
  */
 final class PartitionRequests {
+    /** The name of every {@link #READ_COMPLETIONS} thread starts with this. */
+    static final String READ_COMPLETION_THREAD_PREFIX = "cohort-read-completion-";
+    /**
+     * Where linearizable reads complete (see {@link #readAnyReplica}); shared by the nodes of a JVM.
+     * Continuations should still be short: a few threads serve every partition's reads.
+     */
+    private static final Executor READ_COMPLETIONS = Executors.newFixedThreadPool(
+            Math.max(2, Runtime.getRuntime().availableProcessors()), new ThreadFactory() {
+                private final AtomicInteger threads = new AtomicInteger();
+
+                @Override
+                public Thread newThread(Runnable r) {
+                    Thread thread = new Thread(r, READ_COMPLETION_THREAD_PREFIX + threads.incrementAndGet());
+                    thread.setDaemon(true);
+                    return thread;
+                }
+            });
+
     private final CohortRaftNode node;
     private final HostedReplicas replicas;
     private final PartitionLeaders leaders;
@@ -55,32 +77,52 @@ final class PartitionRequests {
         return readAnyReplica(partition, read);
     }
 
-    /** See {@link CohortRaftNode#readAnyReplica}. */
+    /**
+     * See {@link CohortRaftNode#readAnyReplica}. The read itself runs on the Ratis thread that
+     * learns the read index is applied (it must: that is the linearizable point), but the returned
+     * future completes on {@link #READ_COMPLETIONS}, never on that thread. Ratis completes read
+     * indexes while holding its own locks (a leader's {@code ReadIndexHeartbeats} listeners' monitor
+     * on a heartbeat reply; the division's lock when a step-down fails them), so a caller's
+     * continuation that waited for anything Ratis locks could deadlock the replica: a backup's
+     * snapshot request made that way once did (waiting for the division's lock, which a step-down
+     * held while waiting for the listeners' monitor; reproduced by
+     * {@code ReadCompletionDeadlockTest}). Completing elsewhere rules that out for every caller, at
+     * one thread hand-off per linearizable read.
+     */
     <T> CompletableFuture<T> readAnyReplica(int partition, Function<GroupCoordinatorShard, T> read) {
         if (!node.hosts(partition)) {
             return CompletableFuture.failedFuture(refuseUnlessLeaderReady(partition));
         }
-        CompletableFuture<T> result = new CompletableFuture<>();
+        CompletableFuture<T> onRatisThread = new CompletableFuture<>();
         PartitionStateMachine stateMachine = stateMachine(partition);
         Message message = stateMachine.registerRead(() -> {
             try {
-                result.complete(read.apply(stateMachine.shard()));
+                onRatisThread.complete(read.apply(stateMachine.shard()));
             } catch (RuntimeException e) {
-                result.completeExceptionally(e);
+                onRatisThread.completeExceptionally(e);
             }
         });
         raftCalls.read(node.spec().raftGroupId(partition), message, node.tuning().readTimeoutMs())
                 .whenComplete((r, error) -> {
-                    if (result.isDone()) {
+                    if (onRatisThread.isDone()) {
                         return;
                     }
                     stateMachine.abandonRead(message);
                     Throwable cause = error != null ? error : r.getException();
                     ProposalException.Kind kind = r != null && r.getNotLeaderException() != null
                             ? ProposalException.Kind.NOT_LEADER : ProposalException.Kind.INDETERMINATE;
-                    result.completeExceptionally(new ProposalException(kind, leaders.recorded(partition),
+                    onRatisThread.completeExceptionally(new ProposalException(kind, leaders.recorded(partition),
                             "partition " + partition + ": linearizable read failed: " + cause, cause));
                 });
+        // whenCompleteAsync, not thenApplyAsync: the latter passes a failure on synchronously.
+        CompletableFuture<T> result = new CompletableFuture<>();
+        onRatisThread.whenCompleteAsync((value, error) -> {
+            if (error != null) {
+                result.completeExceptionally(error);
+            } else {
+                result.complete(value);
+            }
+        }, READ_COMPLETIONS);
         return result;
     }
 

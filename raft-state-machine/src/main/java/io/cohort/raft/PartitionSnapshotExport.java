@@ -44,11 +44,12 @@ public final class PartitionSnapshotExport {
     private static final ClientId EXPORT_CLIENT_ID = ClientId.randomId();
     private static final AtomicLong CALL_IDS = new AtomicLong();
     /**
-     * Where the snapshot requests are made. The read barrier completes on Ratis's apply thread and
-     * the snapshot's reply on it too; {@code snapshotManagementAsync} takes the division's lock, and a
-     * Ratis thread must not wait for that lock (a save during a leader hand-over once left a replica
-     * that took no more entries: docs/OPERATIONS.md, "Known issue: a follower replica wedged after a
-     * backup during a leader hand-over"; not proven to be this, but this is a wait it could be).
+     * Where the snapshot requests are made. {@code snapshotManagementAsync} blocks its caller until
+     * it has the division's lock, so it must never run on a Ratis thread: the read barrier now
+     * completes on a Cohort thread ({@link CohortRaftNode#readAnyReplica}), but the first snapshot's
+     * reply, which a retry continues from, completes on Ratis's apply thread. (Made on the thread
+     * completing the barrier, a request deadlocked a replica stepping down:
+     * {@code ReadCompletionDeadlockTest}.)
      */
     private static final Executor SNAPSHOT_REQUESTS = Executors.newSingleThreadExecutor(r -> {
         Thread thread = new Thread(r, "cohort-snapshot-request");
