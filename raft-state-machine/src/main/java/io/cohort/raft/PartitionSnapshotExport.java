@@ -45,11 +45,12 @@ public final class PartitionSnapshotExport {
     private static final AtomicLong CALL_IDS = new AtomicLong();
     /**
      * Where the snapshot requests are made. {@code snapshotManagementAsync} blocks its caller until
-     * it has the division's lock, so it must never run on a Ratis thread: the read barrier now
-     * completes on a Cohort thread ({@link CohortRaftNode#readAnyReplica}), but the first snapshot's
-     * reply, which a retry continues from, completes on Ratis's apply thread. (Made on the thread
-     * completing the barrier, a request deadlocked a replica stepping down:
-     * {@code ReadCompletionDeadlockTest}.)
+     * Ratis has the division's lock, so it must never run on a Ratis thread: the first snapshot's
+     * reply, which a retry continues from, completes on Ratis's apply thread. The read barrier
+     * completes on the read-completion threads ({@link CohortRaftNode#readAnyReplica}), safe from
+     * that, but shared by every read of the node, so the request leaves them too. (Made on the
+     * thread completing the barrier when that was Ratis's, a request deadlocked a replica stepping
+     * down: {@code ReadCompletionDeadlockTest}.)
      */
     private static final Executor SNAPSHOT_REQUESTS = Executors.newSingleThreadExecutor(r -> {
         Thread thread = new Thread(r, "cohort-snapshot-request");

@@ -2,12 +2,14 @@ package io.cohort.raft;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
+import static org.awaitility.Awaitility.await;
 
 import io.cohort.core.GroupConfig;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MonitorInfo;
 import java.lang.management.ThreadInfo;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -20,6 +22,7 @@ import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SnapshotManagementRequest;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -109,15 +112,13 @@ class ReadCompletionDeadlockTest {
                     }
                     long appliedSomewhere = cluster.runningNodes().stream()
                             .mapToLong(n -> n.stateMachine(0).lastAppliedIndex()).max().orElseThrow();
-                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-                    while (!cluster.runningNodes().stream()
-                            .allMatch(n -> n.stateMachine(0).lastAppliedIndex() >= appliedSomewhere)) {
-                        if (System.nanoTime() > deadline) {
-                            fail("hand-over " + i + ": a replica stopped applying at " + List.of(cluster.runningNodes()
-                                    .stream().map(n -> n.stateMachine(0).lastAppliedIndex()).toArray())
-                                    + "; " + deadlockedThreads());
-                        }
-                        Thread.sleep(20);
+                    try {
+                        await().atMost(Duration.ofSeconds(15)).until(() -> cluster.runningNodes().stream()
+                                .allMatch(n -> n.stateMachine(0).lastAppliedIndex() >= appliedSomewhere));
+                    } catch (ConditionTimeoutException e) {
+                        fail("hand-over " + i + ": a replica stopped applying at " + List.of(cluster.runningNodes()
+                                .stream().map(n -> n.stateMachine(0).lastAppliedIndex()).toArray())
+                                + "; " + deadlockedThreads());
                     }
                 }
                 assertThat(committed.get()).as("commits went on through the hand-overs").isPositive();
