@@ -120,6 +120,7 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
     public void close() {
         stopping = true;
         snapshots.close();
+        membership.close();
         peers.close();
     }
 

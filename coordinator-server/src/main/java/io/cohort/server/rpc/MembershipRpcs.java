@@ -1,5 +1,6 @@
 package io.cohort.server.rpc;
 
+import com.google.common.util.concurrent.ListenableFuture;
 import io.cohort.api.v1.AddNodeRequest;
 import io.cohort.api.v1.ClusterAdminGrpc;
 import io.cohort.api.v1.DescribeMembershipRequest;
@@ -31,13 +32,14 @@ import io.cohort.server.auth.Principals;
 import io.cohort.server.auth.RequestAuthorizer;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import io.grpc.stub.MetadataUtils;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 import org.slf4j.Logger;
@@ -63,6 +65,12 @@ final class MembershipRpcs {
     private final RequestAuthorizer authorizer;
     private final IntFunction<ManagedChannel> channels;
     private final ForwardedIdentity forwarding;
+    /** Where HostReplica creates a replica (it waits for Ratis); one at a time, as the node's lifecycle takes them. */
+    private final ExecutorService hostReplicaThread = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "cohort-host-replica");
+        t.setDaemon(true);
+        return t;
+    });
 
     MembershipRpcs(CohortRaftNode node, RequestAuthorizer authorizer, ForwardedIdentity forwarding,
                    IntFunction<ManagedChannel> channels) {
@@ -128,6 +136,8 @@ final class MembershipRpcs {
                     + " does not exist; the cluster has " + node.partitions(), MembershipFailure.MEMBERSHIP_FAILURE_NONE,
                     List.of()));
         }
+        // On this class's own thread: creating the replica waits for Ratis, which creates the group on
+        // the common ForkJoinPool (two threads here); a wait there could take both.
         return CompletableFuture.supplyAsync(() -> {
             try {
                 boolean created = node.hostReplica(partition);
@@ -138,7 +148,7 @@ final class MembershipRpcs {
                 return response(ErrorCode.COORDINATOR_NOT_AVAILABLE, e.getMessage(),
                         MembershipFailure.MEMBERSHIP_FAILURE_NONE, List.of());
             }
-        });
+        }, hostReplicaThread);
     }
 
     /** A replica move's second step, on a voter of the partition: its group changed to the replicas given. */
@@ -205,18 +215,11 @@ final class MembershipRpcs {
             }
 
             private CompletableFuture<MembershipChangeResponse> call(int nodeId, Call call) {
-                ClusterAdminGrpc.ClusterAdminBlockingStub stub = ClusterAdminGrpc.newBlockingStub(
-                                channels.apply(nodeId))
-                        .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(
-                                CallContext.forwardingHeaders(node.nodeId(), bearer)))
-                        .withDeadlineAfter(FORWARD_DEADLINE_MS, TimeUnit.MILLISECONDS);
-                return CompletableFuture.supplyAsync(() -> {
-                    MembershipChangeResponse response;
-                    try {
-                        response = call.on(stub);
-                    } catch (StatusRuntimeException e) {
+                return send(nodeId, bearer, call).handle((response, error) -> {
+                    if (error != null) {
+                        Status status = Status.fromThrowable(error);
                         throw MembershipException.reported(MembershipException.Failure.NOT_LEADER, -1, "node " + nodeId
-                                + " did not answer: " + e.getStatus().getCode() + " " + e.getStatus().getDescription());
+                                + " did not answer: " + status.getCode() + " " + status.getDescription());
                     }
                     if (response.getErrorCode() != ErrorTable.toProto(ErrorCode.NONE)) {
                         throw MembershipException.reported(failureOf(response), -1, "node " + nodeId + " answered "
@@ -238,6 +241,11 @@ final class MembershipRpcs {
             default -> response.getErrorCode() == ErrorTable.toProto(ErrorCode.COORDINATOR_NOT_AVAILABLE)
                     ? MembershipException.Failure.NOT_LEADER : MembershipException.Failure.TIMEOUT;
         };
+    }
+
+    /** Stops the HostReplica thread; a request it has not started fails. */
+    void close() {
+        hostReplicaThread.shutdownNow();
     }
 
     DescribeMembershipResponse describe(DescribeMembershipRequest request) {
@@ -307,7 +315,7 @@ final class MembershipRpcs {
     }
 
     private interface Call {
-        MembershipChangeResponse on(ClusterAdminGrpc.ClusterAdminBlockingStub stub);
+        ListenableFuture<MembershipChangeResponse> on(ClusterAdminGrpc.ClusterAdminFutureStub stub);
     }
 
     private CompletableFuture<MembershipChangeResponse> outcome(CompletableFuture<List<String>> change,
@@ -408,21 +416,27 @@ final class MembershipRpcs {
             return CompletableFuture.completedFuture(response(ErrorCode.NOT_COORDINATOR, refusal,
                     MembershipFailure.MEMBERSHIP_FAILURE_NONE, List.of()));
         }
-        ClusterAdminGrpc.ClusterAdminBlockingStub stub = ClusterAdminGrpc.newBlockingStub(channels.apply(leader))
-                .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(
-                        CallContext.forwardingHeaders(node.nodeId(), Principals.bearerHeader())))
-                .withDeadlineAfter(FORWARD_DEADLINE_MS, TimeUnit.MILLISECONDS);
-        return CompletableFuture.supplyAsync(() -> {
-            try {
-                return call.on(stub);
-            } catch (StatusRuntimeException e) {
-                Status status = e.getStatus();
-                return response(status.getCode() == Status.Code.DEADLINE_EXCEEDED ? ErrorCode.REQUEST_TIMED_OUT
-                        : ErrorCode.COORDINATOR_NOT_AVAILABLE, "forwarding to node " + leader
-                        + ", the leader of partition 0, failed: " + status, MembershipFailure.MEMBERSHIP_FAILURE_NONE,
-                        List.of());
-            }
+        return send(leader, Principals.bearerHeader(), call).exceptionally(e -> {
+            Status status = Status.fromThrowable(e);
+            return response(status.getCode() == Status.Code.DEADLINE_EXCEEDED ? ErrorCode.REQUEST_TIMED_OUT
+                    : ErrorCode.COORDINATOR_NOT_AVAILABLE, "forwarding to node " + leader
+                    + ", the leader of partition 0, failed: " + status, MembershipFailure.MEMBERSHIP_FAILURE_NONE,
+                    List.of());
         });
+    }
+
+    /**
+     * {@code call} on node {@code nodeId}'s client port, as the caller of the change, marked
+     * forwarded. Asynchronous: a change waits minutes for a catch-up, and no thread is held for it
+     * (these calls once blocked the common ForkJoinPool, two threads on a 2-core machine, which Ratis
+     * also runs work on).
+     */
+    private CompletableFuture<MembershipChangeResponse> send(int nodeId, String bearer, Call call) {
+        ClusterAdminGrpc.ClusterAdminFutureStub stub = ClusterAdminGrpc.newFutureStub(channels.apply(nodeId))
+                .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(
+                        CallContext.forwardingHeaders(node.nodeId(), bearer)))
+                .withDeadlineAfter(FORWARD_DEADLINE_MS, TimeUnit.MILLISECONDS);
+        return ListenableFutures.toCompletable(call.on(stub));
     }
 
     private MembershipChangeResponse withMembers(MembershipChangeResponse response) {
