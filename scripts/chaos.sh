@@ -63,7 +63,7 @@ done
 
 mkdir -p logs
 echo "chaos.sh: building (log: logs/build-chaos.log)"
-if ! mvn -B -q install -DskipTests >logs/build-chaos.log 2>&1; then
+if ! mvn -B -q install -DskipTests -Djacoco.skip=true >logs/build-chaos.log 2>&1; then
   tail -n 30 logs/build-chaos.log >&2
   echo "chaos.sh: build failed; see logs/build-chaos.log" >&2
   exit 1
