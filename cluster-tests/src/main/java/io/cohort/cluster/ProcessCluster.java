@@ -13,6 +13,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -350,6 +351,32 @@ public final class ProcessCluster implements AutoCloseable {
             throw new IllegalStateException("node " + nodeId + " was never started");
         }
         return node.process.pid();
+    }
+
+    /**
+     * Writes the thread dump of every running node ({@code jcmd <pid> Thread.print -l}) to
+     * {@code dir/threads-node-<id>.txt}: what a wedged node was doing, taken before the nodes are
+     * stopped. Best effort: a node that does not answer within 30 s gets the error in its file.
+     */
+    public void dumpThreads(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+        for (int id : runningNodeIds()) {
+            Path out = dir.resolve("threads-node-" + id + ".txt");
+            try {
+                Process dump = new ProcessBuilder(jcmd.toString(), Long.toString(pid(id)), "Thread.print", "-l")
+                        .redirectErrorStream(true).redirectOutput(out.toFile()).start();
+                if (!dump.waitFor(30, TimeUnit.SECONDS)) {
+                    dump.destroyForcibly();
+                    Files.writeString(out, "\njcmd did not finish within 30 s\n", StandardOpenOption.APPEND);
+                }
+            } catch (IOException e) {
+                Files.writeString(out, "jcmd failed: " + e + "\n");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     /** Starts every node that is not running, all at once, and waits until each prints SERVING. */

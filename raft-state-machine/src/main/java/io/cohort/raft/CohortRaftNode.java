@@ -48,6 +48,8 @@ public final class CohortRaftNode implements AutoCloseable {
     private static final long MEMBERSHIP_REFRESH_INTERVAL_MS = 500;
     /** How often every replica is checked to be still open (see {@link StorageWatch}). */
     private static final long REPLICA_CHECK_INTERVAL_MS = 1_000;
+    /** How often every replica's apply progress is checked ({@link StalledApplyWatch}). */
+    private static final long APPLY_CHECK_INTERVAL_MS = 1_000;
 
     private final int nodeId;
     /** Started with the join option: its replicas start with an empty configuration and wait. */
@@ -72,6 +74,7 @@ public final class CohortRaftNode implements AutoCloseable {
     private final LocalRaftCalls raftCalls;
     private final ReplicaProbe probe;
     private final StorageWatch storageWatch;
+    private final StalledApplyWatch stalledApplies;
     private final LeaderBalancer leaderBalancer;
     private final MembershipChanges changes;
     private final MembershipView view;
@@ -97,6 +100,7 @@ public final class CohortRaftNode implements AutoCloseable {
         this.timerScheduler = daemonScheduler("cohort-timers-n" + nodeId);
         this.lingerTimer = daemonScheduler("cohort-batch-linger-n" + nodeId);
         this.storageWatch = new StorageWatch(nodeId, this::onStorageFailure);
+        this.stalledApplies = new StalledApplyWatch(partitions, tuning.applyStallMs());
         PartitionStateMachine[] stateMachines = new PartitionStateMachine[partitions];
         for (int p = 0; p < partitions; p++) {
             // Where the placement puts a replica, and every replica on disk: one a move brought here
@@ -212,6 +216,8 @@ public final class CohortRaftNode implements AutoCloseable {
                         p -> !node.hosts(p) || node.isReplicaOpen(p) || node.removedFromCluster()
                                 || node.lifecycle.holdsNothing(p)),
                 REPLICA_CHECK_INTERVAL_MS, REPLICA_CHECK_INTERVAL_MS, TimeUnit.MILLISECONDS);
+        node.timerScheduler.scheduleWithFixedDelay(node::checkApplyProgress, APPLY_CHECK_INTERVAL_MS,
+                APPLY_CHECK_INTERVAL_MS, TimeUnit.MILLISECONDS);
         LOG.info("node {} started: {} of {} partitions (replication factor {}) on Raft port {} ({})", nodeId,
                 node.hostedPartitions().size(), spec.partitions(), spec.replicationFactor(),
                 spec.peer(nodeId).raftPort(), raftPort.tls().enabled() ? "mutual TLS" : "plaintext");
@@ -685,6 +691,50 @@ public final class CohortRaftNode implements AutoCloseable {
     private void expireOverdueProposals() {
         long nowNanos = System.nanoTime();
         replicas.forEach(replica -> replica.proposer().expireOverdue(nowNanos));
+    }
+
+    /**
+     * Reports a replica that applies nothing while entries are committed beyond it, with a thread
+     * dump (once per stall), and hands its partition to another replica if this node leads it: a
+     * leader whose apply thread is stuck never becomes leader-ready ({@link StalledApplyWatch}).
+     */
+    private void checkApplyProgress() {
+        long nowMs = System.currentTimeMillis();
+        for (int p : hostedPartitions()) {
+            long committed = probe.committedIndex(p);
+            long applied = probe.appliedIndex(p);
+            if (stalledApplies.observe(p, committed, applied, nowMs)) {
+                LOG.error("node {}: partition {} has applied nothing for {} ms: applied index {}, committed {}; its"
+                        + " apply thread looks stuck{}. Restarting the node recovers the replica. Thread dump of node"
+                        + " {}:\n{}", nodeId, p, nowMs - stalledApplies.stillSinceMs(p), applied, committed,
+                        isLeader(p) ? " (it leads the partition, which then answers nothing: handing it to another"
+                                + " replica)" : "", nodeId, StalledApplyWatch.threadDump());
+            }
+            if (isLeader(p) && stalledApplies.handOnDue(p, nowMs)) {
+                handOnStalled(p);
+            }
+        }
+    }
+
+    /** Hands {@code partition}, whose apply here is stalled, to its most caught-up live voter. */
+    private void handOnStalled(int partition) {
+        List<Integer> voters = groupVoters(partition);
+        int target = status(partition).replicas().stream()
+                .filter(r -> voters.contains(r.nodeId()) && r.lastRpcElapsedMs() < tuning.electionTimeoutMinMs())
+                .max(java.util.Comparator.comparingLong(PartitionStatus.Replica::matchIndex))
+                .map(PartitionStatus.Replica::nodeId).orElse(-1);
+        LOG.warn("node {}: handing partition {} to node {} for its stalled apply here", nodeId, partition, target);
+        leaderBalancer.transfer(partition, target, LeaderBalancer.TRANSFER_TIMEOUT_MS).whenComplete((reply, error) -> {
+            if (error != null || !reply.isSuccess()) {
+                LOG.warn("node {}: handing partition {} to node {} failed: {}", nodeId, partition, target,
+                        error != null ? error.toString() : String.valueOf(reply.getException()));
+            }
+        });
+    }
+
+    /** How many stalled replicas this node has reported since it started ({@link StalledApplyWatch}). */
+    public long stalledAppliesReported() {
+        return stalledApplies.stallsReported();
     }
 
     boolean isReplicaOpen(int partition) {

@@ -39,7 +39,7 @@ final class LeaderBalancer {
      * is paid for by the clients. A follower keeping up under load is 0-2 entries behind.
      */
     private static final long MAX_LAG_ENTRIES = 16;
-    private static final long TRANSFER_TIMEOUT_MS = 3_000;
+    static final long TRANSFER_TIMEOUT_MS = 3_000;
     /**
      * A leader refusing writes as "stepping down" this long while no transfer it was asked for
      * awaits its reply was left so by Ratis ({@link StuckStepDownWatch}).

@@ -157,6 +157,15 @@ public final class RaftTuning {
     }
 
     /**
+     * How long a replica may stay behind the committed index without applying anything before its
+     * node reports it as stalled, with a thread dump, and a leader hands its partition on
+     * ({@link StalledApplyWatch}; default 30 s).
+     */
+    public long applyStallMs() {
+        return values.applyStallMs;
+    }
+
+    /**
      * Whether a replica acknowledges a log entry (and a leader counts its own copy) only after
      * fsync (default true). False (Ratis's {@code raft.server.log.unsafe-flush.enabled}): once
      * the entry is written to the operating system, with the fsync started at once in the
@@ -241,6 +250,7 @@ public final class RaftTuning {
         private long leaderBalanceHoldMs = 5_000;
         private boolean leaderRebalanceEnabled = true;
         private boolean electionOnLeaderExit = true;
+        private long applyStallMs = 30_000;
         private boolean logMetadataEnabled = false;
         private boolean fsyncBeforeAck = true;
         private int appenderWaitMinMs = 1;
@@ -356,6 +366,11 @@ public final class RaftTuning {
             return this;
         }
 
+        public Builder applyStallMs(long stallMs) {
+            this.applyStallMs = stallMs;
+            return this;
+        }
+
         public Builder logMetadataEnabled(boolean enabled) {
             this.logMetadataEnabled = enabled;
             return this;
@@ -385,6 +400,9 @@ public final class RaftTuning {
             if (appenderWaitMinMs < 0 || batchLingerMaxMicros < 0) {
                 throw new IllegalArgumentException("appender wait and batch linger must be >= 0, got "
                         + appenderWaitMinMs + " ms and " + batchLingerMaxMicros + " us");
+            }
+            if (applyStallMs <= 0) {
+                throw new IllegalArgumentException("the apply stall report must be > 0 ms, got " + applyStallMs);
             }
             if (maxBatchCommands < 1 || maxInFlightEntries < 1 || maxBatchBytes < 1) {
                 throw new IllegalArgumentException("batch limits must be positive");

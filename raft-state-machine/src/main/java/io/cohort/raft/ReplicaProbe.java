@@ -61,6 +61,15 @@ final class ReplicaProbe {
         }
     }
 
+    /** The replica's commit index (what it knows committed), or -1 if it cannot tell. */
+    long committedIndex(int partition) {
+        try {
+            return division(partition).getRaftLog().getLastCommittedIndex();
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
     /** The index of the last entry in the replica's log, or -1 if it cannot tell. */
     long lastLogIndex(int partition) {
         try {

@@ -35,6 +35,8 @@ final class RaftTestCluster implements AutoCloseable {
     final Map<Integer, Map<io.cohort.core.shard.ParkKey, io.cohort.core.response.Response>> delivered =
             new ConcurrentHashMap<>();
     final List<String> events = new CopyOnWriteArrayList<>();
+    /** Per node: while present, that node's apply thread waits here at its next applied entry ({@link #holdApplies}). */
+    private final Map<Integer, java.util.concurrent.CountDownLatch> applyHolds = new ConcurrentHashMap<>();
 
     RaftTestCluster(Path root, int nodeCount, int partitions, GroupConfig groupConfig, RaftTuning tuning) {
         this(root, nodeCount, partitions, nodeCount, groupConfig, tuning);
@@ -112,6 +114,14 @@ final class RaftTestCluster implements AutoCloseable {
                     new PartitionListener() {
                         @Override
                         public void onApplied(int partition, List<Result> results) {
+                            java.util.concurrent.CountDownLatch hold = applyHolds.get(nodeId);
+                            if (hold != null) {
+                                try {
+                                    hold.await();
+                                } catch (InterruptedException e) {
+                                    Thread.currentThread().interrupt();
+                                }
+                            }
                             for (Result result : results) {
                                 for (Result.Completion completion : result.completions()) {
                                     mine.put(completion.key(), completion.response());
@@ -134,7 +144,24 @@ final class RaftTestCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * Holds node {@code nodeId}'s apply threads at their next applied entry, as a stuck apply thread
+     * would be, until the returned release runs (also before the node is stopped).
+     */
+    Runnable holdApplies(int nodeId) {
+        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+        applyHolds.put(nodeId, hold);
+        return () -> {
+            applyHolds.remove(nodeId, hold);
+            hold.countDown();
+        };
+    }
+
     void stopNode(int nodeId) {
+        java.util.concurrent.CountDownLatch hold = applyHolds.remove(nodeId);
+        if (hold != null) {
+            hold.countDown();
+        }
         try {
             nodes[nodeId].close();
         } catch (IOException e) {
@@ -230,6 +257,8 @@ final class RaftTestCluster implements AutoCloseable {
 
     @Override
     public void close() {
+        applyHolds.values().forEach(java.util.concurrent.CountDownLatch::countDown);
+        applyHolds.clear();
         for (int i = 0; i < nodes.length; i++) {
             if (nodes[i] != null) {
                 try {

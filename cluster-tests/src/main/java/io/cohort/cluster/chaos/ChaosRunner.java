@@ -198,6 +198,14 @@ public final class ChaosRunner {
         } catch (RuntimeException | AssertionError e) {
             violations.put("run", List.of("the run itself failed: " + e));
             line("run failed: " + e);
+            try {
+                // A run fails this way when the cluster stops making progress: what each node was
+                // doing then is the evidence, and it is gone once the nodes stop.
+                cluster.dumpThreads(runDir.resolve("thread-dumps"));
+                line("thread dumps of the running nodes: " + runDir.resolve("thread-dumps"));
+            } catch (IOException | RuntimeException dumpFailure) {
+                line("thread dumps failed: " + dumpFailure);
+            }
         } finally {
             cluster.close();
             Result result = new Result(runDir, violations, report.toString());

@@ -327,8 +327,11 @@ final class MembershipRpcs {
             }
             Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
             if (cause instanceof MembershipException m) {
+                // Partition 0's leadership moved away: the node that has it now runs the change. A
+                // change that failed because another partition was not handed here is answered as
+                // it is (forwarding would hide its reason behind "does not lead partition 0").
                 if ((m.failure() == MembershipException.Failure.LEADERSHIP_MOVED
-                        || m.failure() == MembershipException.Failure.NOT_LEADER)) {
+                        || m.failure() == MembershipException.Failure.NOT_LEADER) && !node.isLeaderReady(0)) {
                     return forward(retryElsewhere);
                 }
                 return CompletableFuture.completedFuture(failed(m));
