@@ -74,7 +74,7 @@ public final class CohortRaftNode implements AutoCloseable {
     private final LocalRaftCalls raftCalls;
     private final ReplicaProbe probe;
     private final StorageWatch storageWatch;
-    private final StalledApplyWatch stalledApplies;
+    private final StalledApplies stalledApplies;
     private final LeaderBalancer leaderBalancer;
     private final MembershipChanges changes;
     private final MembershipView view;
@@ -100,7 +100,7 @@ public final class CohortRaftNode implements AutoCloseable {
         this.timerScheduler = daemonScheduler("cohort-timers-n" + nodeId);
         this.lingerTimer = daemonScheduler("cohort-batch-linger-n" + nodeId);
         this.storageWatch = new StorageWatch(nodeId, this::onStorageFailure);
-        this.stalledApplies = new StalledApplyWatch(partitions, tuning.applyStallMs());
+        this.stalledApplies = new StalledApplies(this, new StalledApplyWatch(partitions, tuning.applyStallMs()));
         PartitionStateMachine[] stateMachines = new PartitionStateMachine[partitions];
         for (int p = 0; p < partitions; p++) {
             // Where the placement puts a replica, and every replica on disk: one a move brought here
@@ -216,7 +216,7 @@ public final class CohortRaftNode implements AutoCloseable {
                         p -> !node.hosts(p) || node.isReplicaOpen(p) || node.removedFromCluster()
                                 || node.lifecycle.holdsNothing(p)),
                 REPLICA_CHECK_INTERVAL_MS, REPLICA_CHECK_INTERVAL_MS, TimeUnit.MILLISECONDS);
-        node.timerScheduler.scheduleWithFixedDelay(node::checkApplyProgress, APPLY_CHECK_INTERVAL_MS,
+        node.timerScheduler.scheduleWithFixedDelay(node.stalledApplies::check, APPLY_CHECK_INTERVAL_MS,
                 APPLY_CHECK_INTERVAL_MS, TimeUnit.MILLISECONDS);
         LOG.info("node {} started: {} of {} partitions (replication factor {}) on Raft port {} ({})", nodeId,
                 node.hostedPartitions().size(), spec.partitions(), spec.replicationFactor(),
@@ -548,6 +548,15 @@ public final class CohortRaftNode implements AutoCloseable {
         return leaderExitElection == null ? 0 : leaderExitElection.started();
     }
 
+    /** The commit and applied index of this node's replica of {@code partition} (-1 if unknown). */
+    long committedIndex(int partition) {
+        return probe.committedIndex(partition);
+    }
+
+    long appliedIndex(int partition) {
+        return probe.appliedIndex(partition);
+    }
+
     RaftServer.Division division(int partition) throws IOException {
         return probe.division(partition);
     }
@@ -693,48 +702,9 @@ public final class CohortRaftNode implements AutoCloseable {
         replicas.forEach(replica -> replica.proposer().expireOverdue(nowNanos));
     }
 
-    /**
-     * Reports a replica that applies nothing while entries are committed beyond it, with a thread
-     * dump (once per stall), and hands its partition to another replica if this node leads it: a
-     * leader whose apply thread is stuck never becomes leader-ready ({@link StalledApplyWatch}).
-     */
-    private void checkApplyProgress() {
-        long nowMs = System.currentTimeMillis();
-        for (int p : hostedPartitions()) {
-            long committed = probe.committedIndex(p);
-            long applied = probe.appliedIndex(p);
-            if (stalledApplies.observe(p, committed, applied, nowMs)) {
-                LOG.error("node {}: partition {} has applied nothing for {} ms: applied index {}, committed {}; its"
-                        + " apply thread looks stuck{}. Restarting the node recovers the replica. Thread dump of node"
-                        + " {}:\n{}", nodeId, p, nowMs - stalledApplies.stillSinceMs(p), applied, committed,
-                        isLeader(p) ? " (it leads the partition, which then answers nothing: handing it to another"
-                                + " replica)" : "", nodeId, StalledApplyWatch.threadDump());
-            }
-            if (isLeader(p) && stalledApplies.handOnDue(p, nowMs)) {
-                handOnStalled(p);
-            }
-        }
-    }
-
-    /** Hands {@code partition}, whose apply here is stalled, to its most caught-up live voter. */
-    private void handOnStalled(int partition) {
-        List<Integer> voters = groupVoters(partition);
-        int target = status(partition).replicas().stream()
-                .filter(r -> voters.contains(r.nodeId()) && r.lastRpcElapsedMs() < tuning.electionTimeoutMinMs())
-                .max(java.util.Comparator.comparingLong(PartitionStatus.Replica::matchIndex))
-                .map(PartitionStatus.Replica::nodeId).orElse(-1);
-        LOG.warn("node {}: handing partition {} to node {} for its stalled apply here", nodeId, partition, target);
-        leaderBalancer.transfer(partition, target, LeaderBalancer.TRANSFER_TIMEOUT_MS).whenComplete((reply, error) -> {
-            if (error != null || !reply.isSuccess()) {
-                LOG.warn("node {}: handing partition {} to node {} failed: {}", nodeId, partition, target,
-                        error != null ? error.toString() : String.valueOf(reply.getException()));
-            }
-        });
-    }
-
     /** How many stalled replicas this node has reported since it started ({@link StalledApplyWatch}). */
     public long stalledAppliesReported() {
-        return stalledApplies.stallsReported();
+        return stalledApplies.reported();
     }
 
     boolean isReplicaOpen(int partition) {
