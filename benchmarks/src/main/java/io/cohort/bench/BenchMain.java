@@ -293,9 +293,9 @@ public final class BenchMain implements Callable<Integer> {
     public Integer call() throws Exception {
         List<String> workloads = switch (workload) {
             case "all" -> List.of(CommitWorkload.NAME, RebalanceWorkload.NAME, FailoverWorkload.NAME, ScaleWorkload.NAME);
-            case "commit", "rebalance", "failover", "scale", "roll" -> List.of(workload);
+            case "commit", "fetch", "rebalance", "failover", "scale", "roll" -> List.of(workload);
             default -> throw new CommandLine.ParameterException(new CommandLine(this),
-                    "workload must be commit, rebalance, failover, scale, roll or all; got " + workload);
+                    "workload must be commit, fetch, rebalance, failover, scale, roll or all; got " + workload);
         };
         BenchOptions o = options();
         if (o.runCohort() && !Files.isRegularFile(o.serverJar())) {
@@ -305,9 +305,10 @@ public final class BenchMain implements Callable<Integer> {
             throw new IllegalStateException("no Kafka class path file at " + o.kafkaClasspath()
                     + ": scripts/bench.sh --vs-kafka resolves it from benchmarks/kafka/pom.xml");
         }
-        if (o.interleave() && (!workloads.contains(CommitWorkload.NAME) || comparedSystems(o).size() < 2)) {
-            throw new CommandLine.ParameterException(new CommandLine(this),
-                    "--interleave compares systems on the commit workload: give it commit and --vs-secure, --vs-set or --vs-kafka");
+        if (o.interleave() && (!(workloads.contains(CommitWorkload.NAME) || workloads.contains(CommitWorkload.FETCH))
+                || comparedSystems(o).size() < 2)) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--interleave compares systems on the "
+                    + "commit or fetch workload: give it one of them and --vs-secure, --vs-set or --vs-kafka");
         }
         if (o.cpuSplit() != null) {
             o.cpuSplit().pinDriver();
@@ -323,9 +324,9 @@ public final class BenchMain implements Callable<Integer> {
         for (String w : workloads) {
             boolean compared = !w.equals(ScaleWorkload.NAME) && !w.equals(RollWorkload.NAME);
             int rounds = compared ? o.rounds() : 1;
-            if (w.equals(CommitWorkload.NAME) && o.interleave()) {
+            if ((w.equals(CommitWorkload.NAME) || w.equals(CommitWorkload.FETCH)) && o.interleave()) {
                 for (int p : o.partitionCounts()) {
-                    runInterleaved(comparedSystems(o), o, results, p);
+                    runInterleaved(comparedSystems(o), o, results, p, CommitWorkload.Op.of(w));
                 }
                 continue;
             }
@@ -422,21 +423,22 @@ public final class BenchMain implements Callable<Integer> {
         return systems;
     }
 
-    /** The commit workload of {@code --interleave}: every system's cluster up at once, windows alternating. */
-    private static void runInterleaved(List<String> systems, BenchOptions o, Results results, int partitions) {
+    /** The commit or fetch workload of {@code --interleave}: every system's cluster up at once, windows alternating. */
+    private static void runInterleaved(List<String> systems, BenchOptions o, Results results, int partitions,
+                                       CommitWorkload.Op op) {
         List<Target> targets = new ArrayList<>();
         long t0 = System.nanoTime();
-        String what = CommitWorkload.NAME + " interleaved on " + String.join(", ", systems) + ", P=" + partitions;
+        String what = op.workload + " interleaved on " + String.join(", ", systems) + ", P=" + partitions;
         Machine.log("=== " + what + " ===");
         int failuresBefore = results.failures().size();
         try {
             for (String system : systems) {
-                targets.add(startTarget(system, CommitWorkload.NAME, o, partitions));
+                targets.add(startTarget(system, op.workload, o, partitions));
             }
-            CommitWorkload.runInterleaved(targets, o, partitions, results);
+            CommitWorkload.runInterleaved(targets, o, partitions, results, op);
         } catch (Exception | AssertionError e) {
             String error = e.toString().replace('\n', ' ');
-            results.fail(String.join("+", systems), CommitWorkload.NAME,
+            results.fail(String.join("+", systems), op.workload,
                     error.length() > 2000 ? error.substring(0, 2000) + " ..." : error);
             e.printStackTrace();
         } finally {
@@ -471,7 +473,8 @@ public final class BenchMain implements Callable<Integer> {
             target = startTarget(system, workload, o, partitions);
             int failuresBefore = results.failures().size();
             switch (workload) {
-                case CommitWorkload.NAME -> CommitWorkload.run(target, o, system.equals("kafka") ? 1 : partitions, results);
+                case CommitWorkload.NAME, CommitWorkload.FETCH -> CommitWorkload.run(target, o,
+                        system.equals("kafka") ? 1 : partitions, results, CommitWorkload.Op.of(workload));
                 case RebalanceWorkload.NAME -> RebalanceWorkload.run(target, o, results);
                 case FailoverWorkload.NAME -> FailoverWorkload.run(target, o, results,
                         system.equals("kafka") ? o.kafkaKills() : o.kills());

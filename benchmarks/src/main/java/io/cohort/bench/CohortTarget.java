@@ -213,6 +213,12 @@ final class CohortTarget implements Target {
             }
 
             @Override
+            public long fetch() {
+                OffsetAndMetadata committed = client.fetchOffsets(groupId, List.of(TP)).get(TP);
+                return committed == null ? -1 : committed.offset();
+            }
+
+            @Override
             public void close() {
                 client.close();
             }

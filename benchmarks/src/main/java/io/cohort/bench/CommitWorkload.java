@@ -10,7 +10,7 @@ import java.util.Set;
 import org.HdrHistogram.Histogram;
 
 /**
- * Workload 1 of docs/BENCHMARKS.md: C concurrent committers with no membership (generation -1),
+ * Workload 1 of docs/BENCHMARKS.md, and the fetch workload beside it ({@link Op#FETCH}): C concurrent committers with no membership (generation -1),
  * committing partition 0's offset +1 synchronously, their groups spread evenly over the offsets
  * partitions ({@link #spreadGroups}). One JIT warm-up of {@code warmup_s} at the largest C, then per
  * C: {@code c_warmup_s} with fresh committers, then {@code measure_s} measured. Each line carries
@@ -18,6 +18,35 @@ import org.HdrHistogram.Histogram;
  */
 final class CommitWorkload {
     static final String NAME = "commit";
+    /** The fetch workload: the same clients and groups, reading back one acknowledged commit each. */
+    static final String FETCH = "fetch";
+
+    /** What the workload's clients do, and the keys of its figures. */
+    enum Op {
+        COMMIT(NAME, "commits_per_s", "failed_commits", "commits"),
+        FETCH(CommitWorkload.FETCH, "fetches_per_s", "failed_fetches", "fetches");
+
+        final String workload;
+        final String rateKey;
+        final String failedKey;
+        final String countKey;
+
+        Op(String workload, String rateKey, String failedKey, String countKey) {
+            this.workload = workload;
+            this.rateKey = rateKey;
+            this.failedKey = failedKey;
+            this.countKey = countKey;
+        }
+
+        static Op of(String workload) {
+            return workload.equals(FETCH.workload) ? FETCH : COMMIT;
+        }
+
+        CommitterPool pool(Target target, List<List<String>> groups, int gapMs) {
+            return this == FETCH ? CommitterPool.fetchers(target, groups, gapMs)
+                    : new CommitterPool(target, groups, gapMs);
+        }
+    }
 
     private CommitWorkload() {
     }
@@ -27,12 +56,17 @@ final class CommitWorkload {
      * whose groups need no spreading: its 50 partitions take the groups as they hash).
      */
     static void run(Target target, BenchOptions o, int partitions, Results results) {
-        if (o.idleS() > 0) {
+        run(target, o, partitions, results, Op.COMMIT);
+    }
+
+    /** {@link #run}, or with {@link Op#FETCH} the fetch workload: C fetchers reading back their groups' commits. */
+    static void run(Target target, BenchOptions o, int partitions, Results results, Op op) {
+        if (o.idleS() > 0 && op == Op.COMMIT) {
             measureIdle(target, o, partitions, results);
         }
-        warmUp(target, o, partitions);
+        warmUp(target, o, partitions, op);
         for (int c : o.cs()) {
-            measure(target, o, partitions, c, results, false);
+            measure(target, o, partitions, c, results, false, op);
         }
     }
 
@@ -48,9 +82,9 @@ final class CommitWorkload {
      * at ~20% of a core for 20 s, run 20261202-144200: that window 0.74 of its neighbour, the next
      * 1.34), so each window also waits until the nodes' JIT is idle again ({@code jit_settle_s}, at most 30 s).
      */
-    static void runInterleaved(List<Target> targets, BenchOptions o, int partitions, Results results) {
+    static void runInterleaved(List<Target> targets, BenchOptions o, int partitions, Results results, Op op) {
         for (Target target : targets) {
-            warmUp(target, o, partitions);
+            warmUp(target, o, partitions, op);
         }
         for (int round = 1; round <= o.rounds(); round++) {
             results.round(o.rounds() > 1 ? round : 0);
@@ -60,7 +94,7 @@ final class CommitWorkload {
             }
             for (Target target : order) {
                 for (int c : o.cs()) {
-                    measure(target, o, partitions, c, results, true);
+                    measure(target, o, partitions, c, results, true, op);
                 }
             }
         }
@@ -68,17 +102,18 @@ final class CommitWorkload {
     }
 
     /** One JIT warm-up at the largest C: {@code warmup_s}, then until the nodes' compilers are idle. */
-    private static void warmUp(Target target, BenchOptions o, int partitions) {
+    private static void warmUp(Target target, BenchOptions o, int partitions, Op op) {
         int maxC = Collections.max(o.cs());
-        Machine.log(target.system() + " commit: JIT warm-up, " + o.warmupS() + " s at C=" + maxC
+        Machine.log(target.system() + " " + op.workload + ": JIT warm-up, " + o.warmupS() + " s at C=" + maxC
                 + ", then until the JIT compilers are idle (at most " + o.jitSettleMaxS() + " s more)");
-        try (CommitterPool warm = new CommitterPool(target, spreadGroups(maxC, partitions))) {
+        try (CommitterPool warm = op.pool(target, spreadGroups(maxC, partitions), 0)) {
             warm.beginWindow();
             Machine.sleep(o.warmupS() * 1000L);
             long settleS = JitSettle.await(target, o.jitSettleMaxS());
             CommitterPool.Window w = warm.endWindow();
-            Machine.log(String.format("%s commit: warm-up done (JIT idle after %d s more), %.0f commits/s in it, "
-                    + "%d failed", target.system(), settleS, w.latencyUs().getTotalCount() / w.seconds(), w.failures()));
+            Machine.log(String.format("%s %s: warm-up done (JIT idle after %d s more), %.0f %s/s in it, "
+                    + "%d failed", target.system(), op.workload, settleS, w.latencyUs().getTotalCount() / w.seconds(),
+                    op.countKey, w.failures()));
         }
     }
 
@@ -86,14 +121,15 @@ final class CommitWorkload {
      * One window at C committers: {@code c_warmup_s} with fresh committers (then, with
      * {@code settleJit}, until the nodes' JIT is idle), then {@code measure_s} measured.
      */
-    private static void measure(Target target, BenchOptions o, int partitions, int c, Results results, boolean settleJit) {
+    private static void measure(Target target, BenchOptions o, int partitions, int c, Results results, boolean settleJit,
+                                Op op) {
         List<List<String>> groups = spreadGroups(c, partitions);
         double probeMs = Machine.speedProbeMs();
-        try (CommitterPool pool = new CommitterPool(target, groups, o.commitGapMs())) {
+        try (CommitterPool pool = op.pool(target, groups, o.commitGapMs())) {
             Machine.sleep(o.cWarmupS() * 1000L);
             long jitSettleS = settleJit ? JitSettle.await(target, Math.min(30, o.jitSettleMaxS())) : -1;
             Facts facts = Facts.start(target);
-            Map<String, Object> line = results.line(target.system(), NAME);
+            Map<String, Object> line = results.line(target.system(), op.workload);
             line.put("c", c);
             if (o.commitGapMs() > 0) {
                 line.put("commit_gap_ms", o.commitGapMs());
@@ -114,27 +150,28 @@ final class CommitWorkload {
                 line.put("jit_settle_s", jitSettleS);
             }
             Histogram h = w.latencyUs();
-            line.put("commits_per_s", Json.round(h.getTotalCount() / w.seconds(), 1));
+            line.put(op.rateKey, Json.round(h.getTotalCount() / w.seconds(), 1));
             line.put("p50_ms", ms(h.getValueAtPercentile(50)));
             line.put("p99_ms", ms(h.getValueAtPercentile(99)));
             line.put("p999_ms", ms(h.getValueAtPercentile(99.9)));
             line.put("max_ms", ms(h.getMaxValue()));
-            line.put("failed_commits", w.failures());
-            line.put("commits", h.getTotalCount());
+            line.put(op.failedKey, w.failures());
+            line.put(op.countKey, h.getTotalCount());
             line.put("warmup_s", o.warmupS());
             line.put("c_warmup_s", o.cWarmupS());
             line.put("measure_s", Json.round(w.seconds(), 2));
             if (target instanceof CohortTarget cohort) {
                 line.putAll(NodeMetrics.commandsPerEntry(applied, NodeMetrics.applyCounters(cohort)));
             }
-            line.putAll(NodeCost.between(costStart, costEnd, h.getTotalCount()));
+            NodeCost.between(costStart, costEnd, h.getTotalCount()).forEach((key, value) -> line.put(
+                    op == Op.FETCH ? key.replace("_commits", "_fetches").replace("_commit", "_fetch") : key, value));
             line.put("cluster", target.describe());
             results.emit(line);
             if (w.failures() > 0) {
                 String example = pool.workers().stream().map(x -> x.lastError).filter(e -> e != null)
                         .findFirst().orElse("?");
-                results.fail(target.system(), NAME, w.failures() + " failed commits at C=" + c + " (no fault was "
-                        + "injected), e.g. " + example);
+                results.fail(target.system(), op.workload, w.failures() + " failed " + op.countKey + " at C=" + c
+                        + " (no fault was injected), e.g. " + example);
             }
         }
     }

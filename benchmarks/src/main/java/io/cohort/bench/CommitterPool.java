@@ -17,7 +17,8 @@ import org.HdrHistogram.Recorder;
  * one application process per group would have), so that C committers load more partitions than C.
  * Latencies (send to acknowledgement, microseconds) go into an HdrHistogram recorder per committer;
  * measurement windows take its interval histogram. With a gap, each committer waits that long after
- * every acknowledgement (a light load: the cluster idles between commits).
+ * every acknowledgement (a light load: the cluster idles between commits). {@link #fetchers} makes
+ * the same pool read its commits back instead (the fetch workload).
  */
 final class CommitterPool implements AutoCloseable {
     final class Worker implements Runnable {
@@ -45,14 +46,25 @@ final class CommitterPool implements AutoCloseable {
         @Override
         public void run() {
             long[] next = new long[committers.size()];
+            if (fetching && !commitOnceEach(next)) {
+                return;
+            }
             int turn = 0;
             while (!stop.get()) {
                 int slot = turn;
                 turn = (turn + 1) % committers.size();
-                long offset = ++next[slot];
+                long offset = fetching ? next[slot] : ++next[slot];
                 long t0 = System.nanoTime();
                 try {
-                    committers.get(slot).commit(offset);
+                    if (fetching) {
+                        long fetched = committers.get(slot).fetch();
+                        if (fetched != offset) {
+                            throw new IllegalStateException("fetched offset " + fetched + " of a group whose"
+                                    + " acknowledged commit is " + offset);
+                        }
+                    } else {
+                        committers.get(slot).commit(offset);
+                    }
                     long t1 = System.nanoTime();
                     recorder.recordValue(Math.max(1, (t1 - t0) / 1_000));
                     if (slot == 0) {
@@ -81,6 +93,27 @@ final class CommitterPool implements AutoCloseable {
             }
         }
 
+        /**
+         * A fetcher's set-up: commits offset 1 to each of its groups (retrying until acknowledged), so
+         * that every fetch has an acknowledged commit to read; false if stopped first.
+         */
+        private boolean commitOnceEach(long[] committed) {
+            for (int slot = 0; slot < committers.size(); slot++) {
+                while (committed[slot] == 0) {
+                    if (stop.get()) {
+                        return false;
+                    }
+                    try {
+                        committers.get(slot).commit(1);
+                        committed[slot] = 1;
+                    } catch (Exception e) {
+                        lastError = e.toString();
+                    }
+                }
+            }
+            return true;
+        }
+
         /** The acknowledgement times recorded since the last call, and forgets them. */
         synchronized long[] takeAcks() {
             long[] out = Arrays.copyOf(acks, ackCount);
@@ -97,6 +130,8 @@ final class CommitterPool implements AutoCloseable {
     }
 
     private final long gapNanos;
+    /** Fetchers ({@link #fetchers}): each commits once per group, then reads the commit back in a loop. */
+    private final boolean fetching;
     private final List<Worker> workers = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
     private final AtomicBoolean stop = new AtomicBoolean();
@@ -120,7 +155,21 @@ final class CommitterPool implements AutoCloseable {
      * each waits {@code gapMs} after every acknowledgement.
      */
     CommitterPool(Target target, List<List<String>> groupsPerCommitter, int gapMs) {
+        this(target, groupsPerCommitter, gapMs, false);
+    }
+
+    /**
+     * The fetch workload's pool: one fetcher per element of {@code groupsPerFetcher}, each committing
+     * offset 1 to its groups once, then fetching them in turn synchronously (a fetch that does not
+     * read the acknowledged 1 counts as failed); latencies are the fetches'.
+     */
+    static CommitterPool fetchers(Target target, List<List<String>> groupsPerFetcher, int gapMs) {
+        return new CommitterPool(target, groupsPerFetcher, gapMs, true);
+    }
+
+    private CommitterPool(Target target, List<List<String>> groupsPerCommitter, int gapMs, boolean fetching) {
         this.gapNanos = TimeUnit.MILLISECONDS.toNanos(gapMs);
+        this.fetching = fetching;
         for (int i = 0; i < groupsPerCommitter.size(); i++) {
             List<String> groups = groupsPerCommitter.get(i);
             List<Target.Committer> committers = new ArrayList<>();
@@ -130,7 +179,7 @@ final class CommitterPool implements AutoCloseable {
             workers.add(new Worker(i, groups.get(0), committers));
         }
         for (Worker w : workers) {
-            Thread t = new Thread(w, "committer-" + w.index);
+            Thread t = new Thread(w, (fetching ? "fetcher-" : "committer-") + w.index);
             t.setDaemon(true);
             threads.add(t);
         }

@@ -156,6 +156,12 @@ final class KafkaTarget implements Target {
             }
 
             @Override
+            public long fetch() {
+                OffsetAndMetadata committed = consumer.committed(Set.of(TP)).get(TP);
+                return committed == null ? -1 : committed.offset();
+            }
+
+            @Override
             public void close() {
                 consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
             }

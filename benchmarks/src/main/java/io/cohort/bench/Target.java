@@ -72,10 +72,20 @@ interface Target extends AutoCloseable {
     @Override
     void close();
 
-    /** Commits offsets of one group synchronously, generation -1 (a "simple" group, no membership). */
+    /**
+     * Commits offsets of one group synchronously, generation -1 (a "simple" group, no membership),
+     * and reads them back.
+     */
     interface Committer extends AutoCloseable {
         /** Commits {@code offset} for partition 0 of {@link #COMMIT_TOPIC}; returns when acknowledged. */
         void commit(long offset) throws Exception;
+
+        /**
+         * The group's committed offset of partition 0 of {@link #COMMIT_TOPIC} (-1 if none), through
+         * the same client, as a consumer asks for it at start or after a rebalance (OffsetFetch:
+         * Cohort's client reads linearizably on the coordinator; Kafka's consumer {@code committed()}).
+         */
+        long fetch() throws Exception;
 
         @Override
         void close();
