@@ -183,12 +183,25 @@ final class ConsumerMembership extends Membership {
                 }
                 case RETRY -> scheduleLocked(TimeUnit.MILLISECONDS.toNanos(client.backoff().delayMs(retryAttempt++)));
                 case FENCED -> LOG.info("group {}: member {} fenced ({}); its partitions are lost, it rejoins on the "
-                        + "next poll", groupId, reconciler.memberId(), response != null ? response.getErrorCode()
-                        : "poll interval exceeded");
+                        + "next poll", groupId, reconciler.memberId(), fencedBy(response));
                 case FATAL -> fatal = reconciler.fatalError();
                 case LEFT -> { }
             }
         }
+    }
+
+    /**
+     * Why a heartbeat's outcome fenced the member: the coordinator's FENCED_MEMBER_EPOCH or
+     * UNKNOWN_MEMBER_ID, or else its own leave after the poll interval ran out (the leave's answer,
+     * whatever its code, ends the membership, as in Kafka's consumer).
+     */
+    private static String fencedBy(ConsumerGroupHeartbeatResponse response) {
+        if (response != null && (response.getErrorCode() == ErrorCode.FENCED_MEMBER_EPOCH
+                || response.getErrorCode() == ErrorCode.UNKNOWN_MEMBER_ID)) {
+            return response.getErrorCode().name();
+        }
+        return "poll interval exceeded: it left the group"
+                + (response != null ? ", answered " + response.getErrorCode() : "");
     }
 
     /** Holding {@link #lock}: (re)schedules the next heartbeat {@code delayNanos} from now, unless one comes sooner. */

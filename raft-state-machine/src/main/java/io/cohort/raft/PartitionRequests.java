@@ -87,7 +87,10 @@ final class PartitionRequests {
      * snapshot request made that way once did (waiting for the division's lock, which a step-down
      * held while waiting for the listeners' monitor; reproduced by
      * {@code ReadCompletionDeadlockTest}). Completing elsewhere rules that out for every caller, at
-     * one thread hand-off per linearizable read.
+     * one thread hand-off per linearizable read that Ratis completes later. A read Ratis answers
+     * inside the submit, on the calling thread (a leader with a valid lease that has applied the
+     * read index), is returned already complete: its continuations then run on the caller's thread,
+     * outside Ratis, and the hand-off would only cost a wake-up.
      */
     <T> CompletableFuture<T> readAnyReplica(int partition, Function<GroupCoordinatorShard, T> read) {
         if (!node.hosts(partition)) {
@@ -114,6 +117,12 @@ final class PartitionRequests {
                     onRatisThread.completeExceptionally(new ProposalException(kind, leaders.recorded(partition),
                             "partition " + partition + ": linearizable read failed: " + cause, cause));
                 });
+        if (onRatisThread.isDone()) {
+            // Read and completed on this thread, inside the submit above (a leader's lease was valid
+            // and the replica had applied the read index): no Ratis lock is held here any more, so
+            // the caller may continue on this thread; the hand-off below would only cost a wake-up.
+            return onRatisThread;
+        }
         // whenCompleteAsync, not thenApplyAsync: the latter passes a failure on synchronously.
         CompletableFuture<T> result = new CompletableFuture<>();
         onRatisThread.whenCompleteAsync((value, error) -> {
