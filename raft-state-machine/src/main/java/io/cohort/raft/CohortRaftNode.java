@@ -100,7 +100,8 @@ public final class CohortRaftNode implements AutoCloseable {
         this.timerScheduler = daemonScheduler("cohort-timers-n" + nodeId);
         this.lingerTimer = daemonScheduler("cohort-batch-linger-n" + nodeId);
         this.storageWatch = new StorageWatch(nodeId, this::onStorageFailure);
-        this.stalledApplies = new StalledApplies(this, new StalledApplyWatch(partitions, tuning.applyStallMs()));
+        this.stalledApplies = new StalledApplies(this, new StalledApplyWatch(partitions, tuning.applyStallMs(),
+                APPLY_CHECK_INTERVAL_MS));
         PartitionStateMachine[] stateMachines = new PartitionStateMachine[partitions];
         for (int p = 0; p < partitions; p++) {
             // Where the placement puts a replica, and every replica on disk: one a move brought here

@@ -26,23 +26,34 @@ import java.lang.management.ThreadInfo;
  */
 final class StalledApplyWatch {
     private final long stalledAfterMs;
+    /** A gap between two observations longer than this: the watch did not run (see {@link #observe}). */
+    private final long awayAfterMs;
     /** Per partition: the applied index last seen, since when it has not moved, and whether reported. */
     private final long[] lastApplied;
     private final long[] stillSinceMs;
     private final boolean[] reported;
     /** Per partition: when this node last handed the partition on for the current stall, or -1. */
     private final long[] handedOnAtMs;
+    /** Per partition: when it was last observed, or -1. */
+    private final long[] observedAtMs;
     private long stallsReported;
 
-    StalledApplyWatch(int partitions, long stalledAfterMs) {
-        if (stalledAfterMs <= 0) {
-            throw new IllegalArgumentException("stalledAfterMs must be > 0, got " + stalledAfterMs);
+    /**
+     * @param checkIntervalMs how often {@link #observe} is called per partition: a gap of more than
+     *                        three intervals means the watch itself did not run
+     */
+    StalledApplyWatch(int partitions, long stalledAfterMs, long checkIntervalMs) {
+        if (stalledAfterMs <= 0 || checkIntervalMs <= 0) {
+            throw new IllegalArgumentException("stalledAfterMs and checkIntervalMs must be > 0, got " + stalledAfterMs
+                    + " and " + checkIntervalMs);
         }
         this.stalledAfterMs = stalledAfterMs;
+        this.awayAfterMs = 3 * checkIntervalMs;
         this.lastApplied = new long[partitions];
         this.stillSinceMs = new long[partitions];
         this.reported = new boolean[partitions];
         this.handedOnAtMs = new long[partitions];
+        this.observedAtMs = new long[partitions];
         for (int p = 0; p < partitions; p++) {
             forget(p);
         }
@@ -61,7 +72,13 @@ final class StalledApplyWatch {
             }
             return false;
         }
-        if (appliedIndex >= committedIndex || appliedIndex != lastApplied[partition] || stillSinceMs[partition] < 0) {
+        // A gap between two observations of more than three check intervals means the watch itself did
+        // not run (the process was paused or starved): what the replica did meanwhile is unknown, so
+        // the window starts again rather than count the pause as a stall.
+        boolean watchWasAway = observedAtMs[partition] >= 0 && nowMs - observedAtMs[partition] > awayAfterMs;
+        observedAtMs[partition] = nowMs;
+        if (appliedIndex >= committedIndex || appliedIndex != lastApplied[partition] || stillSinceMs[partition] < 0
+                || watchWasAway) {
             lastApplied[partition] = appliedIndex;
             stillSinceMs[partition] = nowMs;
             reported[partition] = false;
@@ -105,6 +122,7 @@ final class StalledApplyWatch {
         stillSinceMs[partition] = -1;
         reported[partition] = false;
         handedOnAtMs[partition] = -1;
+        observedAtMs[partition] = -1;
     }
 
     /**

@@ -19,30 +19,46 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class StalledApplyWatchTest {
     private static final long STALL_MS = 1_000;
+    /** The pure tests' check interval: a gap over 3 x 500 ms is a pause of the watch itself. */
+    private static final long CHECK_MS = 500;
 
     @TempDir
     Path dir;
 
     @Test
     void testAReplicaBehindThatAppliesNothingForTheWholeWindowIsReportedOncePerStall() {
-        StalledApplyWatch watch = new StalledApplyWatch(2, STALL_MS);
+        StalledApplyWatch watch = new StalledApplyWatch(2, STALL_MS, CHECK_MS);
         assertThat(watch.observe(0, 100, 40, 0)).isFalse();
+        assertThat(watch.observe(0, 110, 40, 500)).isFalse();
         assertThat(watch.observe(0, 120, 40, 999)).as("still for less than the window").isFalse();
         assertThat(watch.observe(0, 130, 40, 1_000)).as("still for the window while behind").isTrue();
         assertThat(watch.stillSinceMs(0)).isZero();
-        assertThat(watch.observe(0, 130, 40, 5_000)).as("reported once per stall").isFalse();
+        assertThat(watch.observe(0, 130, 40, 1_500)).as("reported once per stall").isFalse();
+        assertThat(watch.observe(0, 130, 40, 2_000)).isFalse();
         assertThat(watch.stallsReported()).isOne();
 
-        assertThat(watch.observe(0, 130, 41, 6_000)).as("it applied again").isFalse();
-        assertThat(watch.observe(0, 140, 41, 6_999)).isFalse();
-        assertThat(watch.observe(0, 140, 41, 7_000)).as("a new stall").isTrue();
+        assertThat(watch.observe(0, 130, 41, 2_500)).as("it applied again").isFalse();
+        assertThat(watch.observe(0, 140, 41, 3_000)).isFalse();
+        assertThat(watch.observe(0, 140, 41, 3_499)).isFalse();
+        assertThat(watch.observe(0, 140, 41, 3_500)).as("a new stall").isTrue();
         assertThat(watch.stallsReported()).isEqualTo(2);
         assertThat(watch.observe(1, 10, 5, 7_000)).as("partitions are watched apart").isFalse();
     }
 
     @Test
+    void testAPauseOfTheWholeProcessIsNotTakenForAStall() {
+        StalledApplyWatch watch = new StalledApplyWatch(1, STALL_MS, CHECK_MS);
+        assertThat(watch.observe(0, 100, 40, 0)).isFalse();
+        assertThat(watch.observe(0, 100, 40, 400)).isFalse();
+        // The process was stopped for 5 s (SIGSTOP, a long GC pause): the watch did not run either.
+        assertThat(watch.observe(0, 100, 40, 5_400)).as("first look after the pause").isFalse();
+        assertThat(watch.observe(0, 100, 40, 5_900)).isFalse();
+        assertThat(watch.observe(0, 100, 40, 6_400)).as("a whole window observed after the pause").isTrue();
+    }
+
+    @Test
     void testAReplicaThatKeepsApplyingOrHasNothingToApplyIsNeverReported() {
-        StalledApplyWatch watch = new StalledApplyWatch(1, STALL_MS);
+        StalledApplyWatch watch = new StalledApplyWatch(1, STALL_MS, CHECK_MS);
         long applied = 0;
         for (long nowMs = 0; nowMs <= 60_000; nowMs += 500) {
             applied += 1;
@@ -53,11 +69,12 @@ class StalledApplyWatchTest {
             assertThat(watch.observe(0, applied, applied, nowMs)).as("caught up and idle").isFalse();
         }
         assertThat(watch.observe(0, -1, -1, 121_000)).as("unknown: the replica is closed").isFalse();
-        assertThat(watch.observe(0, applied + 5, applied, 122_000)).isFalse();
-        assertThat(watch.observe(0, applied + 5, applied, 122_999)).as("the window starts again after unknown")
+        assertThat(watch.observe(0, applied + 5, applied, 121_400)).isFalse();
+        assertThat(watch.observe(0, applied + 5, applied, 121_800)).isFalse();
+        assertThat(watch.observe(0, applied + 5, applied, 122_200)).as("the window starts again after unknown")
                 .isFalse();
         assertThat(watch.stallsReported()).isZero();
-        assertThatThrownBy(() -> new StalledApplyWatch(1, 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new StalledApplyWatch(1, 0, CHECK_MS)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
