@@ -90,28 +90,30 @@ final class LocalRaftCalls {
     CompletableFuture<RaftClientReply> read(RaftGroupId groupId, Message message, long timeoutMs) {
         RaftClientRequest request = request(groupId, message, RaftClientRequest.readRequestType(), timeoutMs);
         try {
-            return submitter(groupId).submitClientRequestAsync(request);
+            return submitter(server, groupId).submitClientRequestAsync(request);
         } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
         }
     }
 
     /**
-     * Where a read is submitted: the group's division itself, as the proposer submits its entries
-     * ({@link Proposer}), so that a leader with a valid lease runs the read on the calling thread.
-     * Through the server, Ratis hands every request to the division's client executor while the
-     * caller waits ({@code supplyAsync(..., clientExecutor).join()}): two thread wake-ups per read
-     * that do no work (docs/BENCHMARKS.md, "Tuning" #29: 1.25-1.39x the fetches per second, 7.3
-     * against 10.1 leader wake-ups per fetch at C=1). Falls back to the server if the division does not implement Ratis's
-     * asynchronous client protocol (it is not declared by {@code Division}) or is not there.
+     * Where a request to {@code groupId} is submitted, by the proposer and by reads: the group's
+     * division itself, which runs the submit on the calling thread (a leader with a valid lease then
+     * answers a read there). Through the server, Ratis hands every request to the division's client
+     * executor while the caller waits ({@code supplyAsync(..., clientExecutor).join()}): two thread
+     * wake-ups that do no work (docs/BENCHMARKS.md, "Tuning" #15/#19 for entries, #29 for reads:
+     * 1.25-1.39x the fetches per second). Falls back to the server if the division does not implement
+     * Ratis's asynchronous client protocol (not declared by {@code Division}) or is not there: the
+     * group is being added or removed, and the server answers (or refuses) the request. Looked up per
+     * request (a map lookup): a group removed and added again has a new division.
      */
-    private RaftClientAsynchronousProtocol submitter(RaftGroupId groupId) {
+    static RaftClientAsynchronousProtocol submitter(RaftServer server, RaftGroupId groupId) {
         try {
             if (server.getDivision(groupId) instanceof RaftClientAsynchronousProtocol division) {
                 return division;
             }
         } catch (IOException notHostedYet) {
-            // The group is being added or removed: the server answers (or refuses) the read.
+            // Fall back to the server.
         }
         return server;
     }

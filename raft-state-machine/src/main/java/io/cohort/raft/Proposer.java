@@ -4,7 +4,6 @@ import io.cohort.core.command.Command;
 import io.cohort.core.command.ConsumerGroupHeartbeat;
 import io.cohort.core.shard.Result;
 import io.cohort.raft.log.LogCodec;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -19,7 +18,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntSupplier;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
-import org.apache.ratis.protocol.RaftClientAsynchronousProtocol;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -237,7 +235,8 @@ final class Proposer {
                 .build();
         CompletableFuture<RaftClientReply> reply;
         try {
-            reply = submitter().submitClientRequestAsync(request);
+            // On the division, not through the server: LocalRaftCalls.submitter says why.
+            reply = LocalRaftCalls.submitter(server, groupId).submitClientRequestAsync(request);
         } catch (Exception e) {
             reply = CompletableFuture.failedFuture(e);
         }
@@ -310,29 +309,6 @@ final class Proposer {
             inFlight.decrementAndGet();
             flush();
         }
-    }
-
-    /**
-     * Where entries are submitted: the partition's Ratis division itself once it exists, else the
-     * server. {@code RaftServer.submitClientRequestAsync} finds the division and hands the submit to
-     * the division's client executor while the calling thread waits for it
-     * ({@code supplyAsync(..., clientExecutor).join()}): two thread wake-ups per entry on the commit's
-     * path that do no work of their own. The division (Ratis's {@code RaftServerImpl}) implements the
-     * same {@link RaftClientAsynchronousProtocol} and runs the submit on the calling thread, which
-     * waited for it anyway. {@code Division} does not declare that interface, so a Ratis whose division
-     * no longer implements it is used through the server, as before. Measured (docs/BENCHMARKS.md,
-     * "Tuning" #15 and #19): the same throughput back to back, a 1.12x lower p50 under a light load.
-     */
-    private RaftClientAsynchronousProtocol submitter() {
-        try {
-            // Looked up per entry (a map lookup): a group removed and added again has a new division.
-            if (server.getDivision(groupId) instanceof RaftClientAsynchronousProtocol division) {
-                return division;
-            }
-        } catch (IOException notHostedYet) {
-            // The group is being added or removed: the server answers (or refuses) this entry.
-        }
-        return server;
     }
 
     private ProposalException toFailure(RaftClientReply reply, Throwable error) {

@@ -27,14 +27,15 @@ final class StalledApplies {
         for (int p : node.hostedPartitions()) {
             long committed = node.committedIndex(p);
             long applied = node.appliedIndex(p);
+            boolean leads = node.isLeader(p);
             if (watch.observe(p, committed, applied, nowMs)) {
                 LOG.error("node {}: partition {} has applied nothing for {} ms: applied index {}, committed {}; its"
                         + " apply thread looks stuck{}. Restarting the node recovers the replica. Thread dump of node"
                         + " {}:\n{}", node.nodeId(), p, nowMs - watch.stillSinceMs(p), applied, committed,
-                        node.isLeader(p) ? " (it leads the partition, which then answers nothing: handing it to"
+                        leads ? " (it leads the partition, which then answers nothing: handing it to"
                                 + " another replica)" : "", node.nodeId(), StalledApplyWatch.threadDump());
             }
-            if (node.isLeader(p) && watch.handOnDue(p, nowMs)) {
+            if (leads && watch.handOnDue(p, nowMs)) {
                 handOn(p);
             }
         }

@@ -125,8 +125,9 @@ final class GroupReadRpcs {
     }
 
     /**
-     * One read per partition of {@code groupIds}. A linearizable read completes (on a
-     * read-completion thread) once this leader has applied everything committed before it; the
+     * One read per partition of {@code groupIds}. A linearizable read completes (at once on this
+     * thread when the leader's lease answers it, else on a read-completion thread) once this leader
+     * has applied everything committed before it; the
      * shard is then read on the responder, which sees that state or a later one, so the answer is
      * still linearizable. A local read completes at once, on any replica.
      */
@@ -154,8 +155,8 @@ final class GroupReadRpcs {
     /**
      * Lists the groups of the partitions this node leads ({@link LedGroupsListing}), as Kafka's
      * broker-local ListGroups; a client lists the cluster by asking every node and merging. The
-     * reads run concurrently and complete on read-completion threads; the answer is filtered and
-     * sent on the responder.
+     * reads run concurrently and complete on this thread or read-completion threads; the answer is
+     * filtered and sent on the responder.
      */
     void listGroups(ListGroupsRequest request, StreamObserver<ListGroupsResponse> observer) {
         Serving<ListGroupsResponse> serving = serving(RpcCall.start("ListGroups", observer, metrics),
