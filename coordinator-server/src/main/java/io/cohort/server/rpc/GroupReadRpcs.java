@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The group reads of the GroupCoordinator service: OffsetFetch, DescribeGroups and ListGroups. They
@@ -65,17 +66,16 @@ final class GroupReadRpcs {
                     request.getGroupsList().stream().map(OffsetFetchRequest.Group::getGroupId)
                             .filter(id -> !denied.containsKey(id)).toList(),
                     request.getConsistency() == ReadConsistency.READ_CONSISTENCY_LINEARIZABLE);
-            CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new)).whenComplete((ignored, e) ->
-                    serving.answerLater(() -> {
-                        OffsetFetchResponse.Builder response = OffsetFetchResponse.newBuilder();
-                        for (OffsetFetchRequest.Group group : request.getGroupsList()) {
-                            Failure groupDenied = denied.get(group.getGroupId());
-                            response.addGroups(groupDenied != null
-                                    ? ApiMapper.offsetFetchError(group.getGroupId(), groupDenied)
-                                    : fetchGroup(group, reads.get(node.partitionFor(group.getGroupId()))));
-                        }
-                        return response.build();
-                    }));
+            answerWhenRead(reads, serving, () -> {
+                OffsetFetchResponse.Builder response = OffsetFetchResponse.newBuilder();
+                for (OffsetFetchRequest.Group group : request.getGroupsList()) {
+                    Failure groupDenied = denied.get(group.getGroupId());
+                    response.addGroups(groupDenied != null
+                            ? ApiMapper.offsetFetchError(group.getGroupId(), groupDenied)
+                            : fetchGroup(group, reads.get(node.partitionFor(group.getGroupId()))));
+                }
+                return response.build();
+            });
         });
     }
 
@@ -103,16 +103,15 @@ final class GroupReadRpcs {
             Map<Integer, CompletableFuture<GroupCoordinatorShard>> reads = readShards(request.getGroupIdsList().stream()
                             .filter(id -> !denied.containsKey(id)).toList(),
                     request.getConsistency() == ReadConsistency.READ_CONSISTENCY_LINEARIZABLE);
-            CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new)).whenComplete((ignored, e) ->
-                    serving.answerLater(() -> {
-                        DescribeGroupsResponse.Builder response = DescribeGroupsResponse.newBuilder();
-                        for (String groupId : request.getGroupIdsList()) {
-                            Failure groupDenied = denied.get(groupId);
-                            response.addGroups(groupDenied != null ? ApiMapper.describeGroupError(groupId, groupDenied)
-                                    : describeGroup(groupId, reads.get(node.partitionFor(groupId))));
-                        }
-                        return response.build();
-                    }));
+            answerWhenRead(reads, serving, () -> {
+                DescribeGroupsResponse.Builder response = DescribeGroupsResponse.newBuilder();
+                for (String groupId : request.getGroupIdsList()) {
+                    Failure groupDenied = denied.get(groupId);
+                    response.addGroups(groupDenied != null ? ApiMapper.describeGroupError(groupId, groupDenied)
+                            : describeGroup(groupId, reads.get(node.partitionFor(groupId))));
+                }
+                return response.build();
+            });
         });
     }
 
@@ -125,11 +124,28 @@ final class GroupReadRpcs {
     }
 
     /**
+     * Answers once every read is done: at once, on this thread, when they all completed inside their
+     * submits (the leader's lease answered them, or they were local or refused), since this thread is
+     * the handler's (an event loop or an RPC thread, no Ratis lock held) and a hand-off would only
+     * cost a wake-up (docs/BENCHMARKS.md, "Tuning" #30); otherwise on the responder, off the Ratis or
+     * read-completion thread that completes the last read.
+     */
+    private static <T> void answerWhenRead(Map<Integer, CompletableFuture<GroupCoordinatorShard>> reads,
+                                           Serving<T> serving, Supplier<T> response) {
+        CompletableFuture<Void> all = CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new));
+        if (all.isDone()) {
+            serving.answer(response.get());
+        } else {
+            all.whenComplete((ignored, e) -> serving.answerLater(response));
+        }
+    }
+
+    /**
      * One read per partition of {@code groupIds}. A linearizable read completes (at once on this
      * thread when the leader's lease answers it, else on a read-completion thread) once this leader
-     * has applied everything committed before it; the
-     * shard is then read on the responder, which sees that state or a later one, so the answer is
-     * still linearizable. A local read completes at once, on any replica.
+     * has applied everything committed before it; the shard is then read where the answer is built
+     * ({@link #answerWhenRead}), which sees that state or a later one, so the answer is still
+     * linearizable. A local read completes at once, on any replica.
      */
     private Map<Integer, CompletableFuture<GroupCoordinatorShard>> readShards(Collection<String> groupIds,
                                                                            boolean linearizable) {

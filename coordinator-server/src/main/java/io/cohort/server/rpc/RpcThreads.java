@@ -16,8 +16,8 @@ import java.util.concurrent.Executor;
  * wake-up, and on a small machine the wake-ups cost more than the work they move. Taking out the two
  * hand-overs below measured, in interleaved windows on one 2-core machine, 7% more commits/s at 8
  * committers and 9% more at 32, with 13-18% less leader CPU per commit; no difference at 1
- * committer (docs/BENCHMARKS.md, "Tuning" #14). Both are on by default and can be turned off one by
- * one.
+ * committer (docs/BENCHMARKS.md, "Tuning" #14). A linearizable OffsetFetch takes the same way out
+ * (Tuning #30). All three are on by default and can be turned off one by one.
  *
  * @param offsetCommitOnEventLoop {@code rpc.offset.commit.inline}: OffsetCommit's handler (validate,
  *        authorize, queue the command for its Raft entry) runs on the client port's event loop
@@ -30,34 +30,52 @@ import java.util.concurrent.Executor;
  *        (OffsetCommit, OffsetDelete, LeaveGroup) is mapped and sent on the partition's apply thread
  *        instead of being handed to the responder threads. Sending queues the bytes for the event
  *        loop and never waits; failures, parked calls and reads keep the responder
+ * @param offsetFetchOnEventLoop {@code rpc.offset.fetch.inline}: OffsetFetch's handler (validate,
+ *        authorize, submit the read) runs on the client port's event loop, and a read the leader's
+ *        lease answers inside the submit is mapped and sent there too, so a fetch crosses no thread
+ *        of the node but the event loop. A read that must wait (no valid lease: a round of
+ *        heartbeats; the read index not applied yet) completes on a read-completion thread and is
+ *        answered on the responder as before. The submit of a read takes no lock of Ratis (unlike a
+ *        proposal's); looking up the Raft group can wait while Ratis creates it, as for OffsetCommit
  */
-public record RpcThreads(boolean offsetCommitOnEventLoop, boolean answersOnApplyThread) {
+public record RpcThreads(boolean offsetCommitOnEventLoop, boolean answersOnApplyThread,
+                         boolean offsetFetchOnEventLoop) {
 
-    /** Both hand-overs taken out: the default. */
-    public static final RpcThreads DEFAULT = new RpcThreads(true, true);
-
-    private static final String OFFSET_COMMIT = GroupCoordinatorGrpc.getOffsetCommitMethod().getFullMethodName();
+    /** Every hand-over taken out: the default. */
+    public static final RpcThreads DEFAULT = new RpcThreads(true, true, true);
 
     /**
-     * Sets {@code builder}'s executors. With {@link #offsetCommitOnEventLoop} the server's executor
-     * is the event loop itself, and every other call is moved to {@code handlers} as soon as its
-     * method is looked up, before the interceptors and the handler run: gRPC looks the method up and
-     * picks the call's executor on the server's executor, so only a direct one there keeps
-     * OffsetCommit off a second thread. An OffsetCommit carrying a bearer token is moved too: the
-     * first check of a token is a PBKDF2 of the token file's rounds (210,000 by default,
-     * {@code TokenHash.DEFAULT_ITERATIONS}), which must not hold an event loop.
-     * Otherwise every call runs on {@code handlers}.
+     * Sets {@code builder}'s executors. With {@link #offsetCommitOnEventLoop} or
+     * {@link #offsetFetchOnEventLoop} the server's executor is the event loop itself, and every other
+     * call is moved to {@code handlers} as soon as its method is looked up, before the interceptors
+     * and the handler run: gRPC looks the method up and picks the call's executor on the server's
+     * executor, so only a direct one there keeps OffsetCommit and OffsetFetch off a second thread. A
+     * call carrying a bearer token is moved too: the first check of a token is a PBKDF2 of the token
+     * file's rounds (210,000 by default, {@code TokenHash.DEFAULT_ITERATIONS}), which must not hold an
+     * event loop. Otherwise every call runs on {@code handlers}.
      */
     public <T extends ServerBuilder<T>> T applyTo(T builder, Executor handlers) {
-        if (!offsetCommitOnEventLoop) {
+        if (!offsetCommitOnEventLoop && !offsetFetchOnEventLoop) {
             return builder.executor(handlers);
         }
         return builder.directExecutor().callExecutor(new ServerCallExecutorSupplier() {
             @Override
             public <ReqT, RespT> Executor getExecutor(ServerCall<ReqT, RespT> call, Metadata headers) {
-                return OFFSET_COMMIT.equals(call.getMethodDescriptor().getFullMethodName())
-                        && !headers.containsKey(Principals.AUTHORIZATION) ? null : handlers;
+                return onEventLoop(call.getMethodDescriptor().getFullMethodName(),
+                        headers.containsKey(Principals.AUTHORIZATION)) ? null : handlers;
             }
         });
+    }
+
+    /** Whether a call of {@code fullMethodName} runs its handler on the event loop that read it. */
+    boolean onEventLoop(String fullMethodName, boolean carriesBearerToken) {
+        if (carriesBearerToken) {
+            return false;
+        }
+        if (GroupCoordinatorGrpc.getOffsetCommitMethod().getFullMethodName().equals(fullMethodName)) {
+            return offsetCommitOnEventLoop;
+        }
+        return offsetFetchOnEventLoop
+                && GroupCoordinatorGrpc.getOffsetFetchMethod().getFullMethodName().equals(fullMethodName);
     }
 }

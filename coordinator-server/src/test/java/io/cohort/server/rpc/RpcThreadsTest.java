@@ -4,11 +4,13 @@ import static io.cohort.server.rpc.Requests.commit;
 import static io.cohort.server.rpc.Requests.fetch;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cohort.api.v1.DescribeGroupsRequest;
 import io.cohort.api.v1.ErrorCode;
 import io.cohort.api.v1.GroupCoordinatorGrpc;
 import io.cohort.api.v1.OffsetCommitResponse;
 import io.cohort.api.v1.ReadConsistency;
 import io.cohort.server.metrics.RpcMetrics;
+import io.grpc.ForwardingServerCall;
 import io.grpc.ForwardingServerCallListener;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
@@ -35,7 +37,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Where an offset commit is handled and answered ({@link RpcThreads}), on a real Ratis partition and
+ * Where an offset commit and fetch are handled and answered ({@link RpcThreads}), on a real Ratis partition and
  * a real gRPC Netty server on loopback: each setting on and off.
  */
 class RpcThreadsTest {
@@ -60,10 +62,10 @@ class RpcThreadsTest {
         // Where the submit future completes: the apply thread, or the calling thread when the entry
         // was applied before the continuation was attached (likely on a 1-node cluster).
         String caller = Thread.currentThread().getName();
-        assertThat(threadOfAnswer(new RpcThreads(false, true), "g-inline")).satisfiesAnyOf(
+        assertThat(threadOfAnswer(new RpcThreads(false, true, false), "g-inline")).satisfiesAnyOf(
                 name -> assertThat(name).contains("StateMachineUpdater"),
                 name -> assertThat(name).isEqualTo(caller));
-        assertThat(threadOfAnswer(new RpcThreads(false, false), "g-handed")).startsWith("cohort-responder-");
+        assertThat(threadOfAnswer(new RpcThreads(false, false, false), "g-handed")).startsWith("cohort-responder-");
     }
 
     private static String threadOfAnswer(RpcThreads threads, String groupId) throws Exception {
@@ -98,37 +100,81 @@ class RpcThreadsTest {
     }
 
     @Test
-    void offsetCommitIsHandledOnTheEventLoopWhenInlineAndEveryOtherCallOnTheExecutor() throws Exception {
-        Map<String, String> inline = handlerThreads(new RpcThreads(true, true), false);
+    void offsetCommitAndFetchAreHandledOnTheEventLoopWhenInlineAndEveryOtherCallOnTheExecutor() throws Exception {
+        Map<String, String> inline = handlerThreads(new RpcThreads(true, true, true), false);
         assertThat(inline.get("OffsetCommit")).contains("-ELG-"); // gRPC Netty event loop
-        assertThat(inline.get("OffsetFetch")).startsWith("test-rpc-");
-        Map<String, String> handed = handlerThreads(new RpcThreads(false, true), false);
+        assertThat(inline.get("OffsetFetch")).contains("-ELG-");
+        assertThat(inline.get("DescribeGroups")).startsWith("test-rpc-");
+        Map<String, String> commitOnly = handlerThreads(new RpcThreads(true, true, false), false);
+        assertThat(commitOnly.get("OffsetCommit")).contains("-ELG-");
+        assertThat(commitOnly.get("OffsetFetch")).startsWith("test-rpc-");
+        Map<String, String> fetchOnly = handlerThreads(new RpcThreads(false, true, true), false);
+        assertThat(fetchOnly.get("OffsetCommit")).startsWith("test-rpc-");
+        assertThat(fetchOnly.get("OffsetFetch")).contains("-ELG-");
+        Map<String, String> handed = handlerThreads(new RpcThreads(false, true, false), false);
         assertThat(handed.get("OffsetCommit")).startsWith("test-rpc-");
         assertThat(handed.get("OffsetFetch")).startsWith("test-rpc-");
     }
 
     /** The first check of a bearer token is a PBKDF2 of 210,000 rounds by default: never on an event loop. */
     @Test
-    void anOffsetCommitWithABearerTokenIsHandledOnTheExecutor() throws Exception {
-        Map<String, String> withToken = handlerThreads(new RpcThreads(true, true), true);
+    void callsWithABearerTokenAreHandledOnTheExecutor() throws Exception {
+        Map<String, String> withToken = handlerThreads(new RpcThreads(true, true, true), true);
         assertThat(withToken.get("OffsetCommit")).startsWith("test-rpc-");
+        assertThat(withToken.get("OffsetFetch")).startsWith("test-rpc-");
     }
 
-    /** One OffsetCommit and one OffsetFetch through a Netty server built as CohortServer builds it. */
+    /**
+     * A linearizable fetch the leader's lease answers inside the submit is answered on the thread
+     * that handled it (the event loop when inline), not handed to the responder. The one-node
+     * cluster's leader holds a lease as soon as it is ready, so the read completes at once.
+     */
+    @Test
+    void aFetchAnsweredByTheLeaseIsSentOnTheHandlersThread() throws Exception {
+        Map<String, String> inline = answerThreads(new RpcThreads(true, true, true));
+        assertThat(inline.get("OffsetFetch")).contains("-ELG-");
+        Map<String, String> handed = answerThreads(new RpcThreads(true, true, false));
+        assertThat(handed.get("OffsetFetch")).startsWith("test-rpc-");
+    }
+
     private static Map<String, String> handlerThreads(RpcThreads threads, boolean bearerToken) throws Exception {
+        return callThreads(threads, bearerToken, false);
+    }
+
+    private static Map<String, String> answerThreads(RpcThreads threads) throws Exception {
+        return callThreads(threads, false, true);
+    }
+
+    /**
+     * One OffsetCommit, OffsetFetch and DescribeGroups through a Netty server built as CohortServer
+     * builds it: the thread each handler ran on, or each answer was sent on.
+     */
+    private static Map<String, String> callThreads(RpcThreads threads, boolean bearerToken, boolean answers)
+            throws Exception {
         CoordinatorTestCluster.Node node = cluster.node(1);
-        Map<String, String> handledOn = new ConcurrentHashMap<>();
+        Map<String, String> threadOf = new ConcurrentHashMap<>();
         ServerInterceptor recorder = new ServerInterceptor() {
             @Override
             public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
                                                              ServerCallHandler<Q, R> next) {
+                String method = call.getMethodDescriptor().getBareMethodName();
+                ServerCall<Q, R> recording = new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
+                    @Override
+                    public void sendMessage(R message) {
+                        if (answers) {
+                            threadOf.put(method, Thread.currentThread().getName());
+                        }
+                        super.sendMessage(message);
+                    }
+                };
                 // A unary handler runs when the client half-closes: record the thread there.
                 return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(
-                        next.startCall(call, headers)) {
+                        next.startCall(recording, headers)) {
                     @Override
                     public void onHalfClose() {
-                        handledOn.put(call.getMethodDescriptor().getBareMethodName(),
-                                Thread.currentThread().getName());
+                        if (!answers) {
+                            threadOf.put(method, Thread.currentThread().getName());
+                        }
                         super.onHalfClose();
                     }
                 };
@@ -152,7 +198,9 @@ class RpcThreadsTest {
                     .getErrorCode()).isEqualTo(ErrorCode.NONE);
             assertThat(client.offsetFetch(fetch("g-threads", ReadConsistency.READ_CONSISTENCY_LINEARIZABLE, "t", 0))
                     .getGroups(0).getTopics(0).getPartitions(0).getCommittedOffset()).isEqualTo(3L);
-            return Map.copyOf(handledOn);
+            assertThat(client.describeGroups(DescribeGroupsRequest.newBuilder().addGroupIds("g-threads").build())
+                    .getGroups(0).getErrorCode()).isEqualTo(ErrorCode.NONE);
+            return Map.copyOf(threadOf);
         } finally {
             channel.shutdownNow();
             server.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
