@@ -46,11 +46,7 @@ import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
@@ -67,8 +63,8 @@ import org.slf4j.LoggerFactory;
  * it: the whole response, every partition, or the group's own entry) → node stopping (COORDINATOR_NOT_AVAILABLE) → INVALID_GROUP_ID → INVALID_SESSION_TIMEOUT (JoinGroup)
  * → routing: NOT_COORDINATOR with the leader as hint, or COORDINATOR_LOAD_IN_PROGRESS.
  *
- * <p>Threads: request methods run on gRPC threads (OffsetCommit's on the event loop, see
- * {@link RpcThreads}) and never block. Submit futures complete on the partition's apply thread (or a
+ * <p>Threads: request methods run on gRPC threads (OffsetCommit's and OffsetFetch's on the event
+ * loop, see {@link RpcThreads}) and never block. Submit futures complete on the partition's apply thread (or a
  * Ratis reply thread); there the parking decision is taken (it must be, see {@link ParkedCalls}),
  * and an answer ready at once is sent there too ({@link RpcThreads#answersOnApplyThread}); every
  * other answer is mapped and sent on the responder.
@@ -81,6 +77,8 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
     private final RpcMetrics metrics;
     private final RequestAuthorizer authorizer;
     private final boolean answersOnApplyThread;
+    private final FindCoordinatorRpc findCoordinator;
+    private final DeleteGroupsRpc deleteGroups;
     private final GroupReadRpcs reads;
     private final ConsumerGroupRpcs consumerGroups;
     private final PeerChannels peers;
@@ -113,6 +111,8 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
         this.parked = parked;
         this.metrics = metrics;
         this.authorizer = authorizer;
+        this.findCoordinator = new FindCoordinatorRpc(node, parked, metrics, authorizer, () -> stopping);
+        this.deleteGroups = new DeleteGroupsRpc(node, parked, metrics, authorizer, () -> stopping);
         this.reads = new GroupReadRpcs(node, parked, metrics, authorizer, () -> stopping);
         this.peers = new PeerChannels(node, channelFactory);
         this.consumerGroups = new ConsumerGroupRpcs(node, parked, metrics, authorizer,
@@ -154,65 +154,11 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
         return false;
     }
 
-    // ---- FindCoordinator ----
+    // ---- FindCoordinator: FindCoordinatorRpc ----
 
     @Override
     public void findCoordinator(FindCoordinatorRequest request, StreamObserver<FindCoordinatorResponse> observer) {
-        Serving<FindCoordinatorResponse> serving = serving(
-                RpcCall.start("FindCoordinator", observer, metrics),
-                failure -> findCoordinatorError(request, failure),
-                response -> ErrorTable.firstError(response.getCoordinatorsList().stream().map(c -> c.getErrorCode()).toList()));
-        serving.run(() -> {
-            RequestValidator.throwIfMalformed(request);
-            FindCoordinatorResponse.Builder response = FindCoordinatorResponse.newBuilder();
-            for (String groupId : request.getGroupIdsList()) {
-                // Kafka (FindCoordinator v4+): DESCRIBE on the group, an error per key.
-                response.addCoordinators(authorizer.allowGroup("FindCoordinator", AclOperation.DESCRIBE, groupId)
-                        ? coordinatorOf(groupId) : noCoordinator(groupId, ErrorCode.GROUP_AUTHORIZATION_FAILED,
-                        GroupDenials.denied(AclOperation.DESCRIBE, groupId).message()));
-            }
-            serving.answer(response.build());
-        });
-    }
-
-    private FindCoordinatorResponse.Coordinator coordinatorOf(String groupId) {
-        int partition = node.partitionFor(groupId);
-        NodeEndpoint leader = stopping ? null : ErrorTable.endpointOf(node.spec(), node.leaderOf(partition));
-        if (leader == null) {
-            String reason = stopping ? "node " + node.nodeId() + " is shutting down; ask another node"
-                    : "no leader is known for partition " + partition + " of group '" + groupId + "'; retry shortly";
-            return noCoordinator(groupId, reason);
-        }
-        return FindCoordinatorResponse.Coordinator.newBuilder()
-                .setKey(groupId)
-                .setNodeId(leader.getNodeId())
-                .setHost(leader.getHost())
-                .setPort(leader.getPort())
-                .setErrorCode(io.cohort.api.v1.ErrorCode.NONE)
-                .build();
-    }
-
-    private static FindCoordinatorResponse.Coordinator noCoordinator(String groupId, String message) {
-        return noCoordinator(groupId, ErrorCode.COORDINATOR_NOT_AVAILABLE, message);
-    }
-
-    private static FindCoordinatorResponse.Coordinator noCoordinator(String groupId, ErrorCode code, String message) {
-        return FindCoordinatorResponse.Coordinator.newBuilder()
-                .setKey(groupId)
-                .setNodeId(-1)
-                .setHost("")
-                .setPort(-1)
-                .setErrorCode(ErrorTable.toProto(code))
-                .setErrorMessage(message)
-                .build();
-    }
-
-    private static FindCoordinatorResponse findCoordinatorError(FindCoordinatorRequest request, Failure failure) {
-        FindCoordinatorResponse.Builder response = FindCoordinatorResponse.newBuilder();
-        for (String groupId : request.getGroupIdsList()) {
-            response.addCoordinators(noCoordinator(groupId, failure.message()));
-        }
-        return response.build();
+        findCoordinator.findCoordinator(request, observer);
     }
 
     // ---- JoinGroup and SyncGroup: long polls ----
@@ -434,68 +380,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
 
     @Override
     public void deleteGroups(DeleteGroupsRequest request, StreamObserver<DeleteGroupsResponse> observer) {
-        List<String> groupIds = List.copyOf(new LinkedHashSet<>(request.getGroupIdsList()));
-        Serving<DeleteGroupsResponse> serving = serving(RpcCall.start("DeleteGroups", observer, metrics),
-                failure -> DeleteGroupsResponse.newBuilder().addAllResults(groupIds.stream()
-                        .map(id -> ApiMapper.deleteGroupError(id, failure)).toList()).build(),
-                response -> ErrorTable.firstError(response.getResultsList().stream()
-                        .map(DeleteGroupsResponse.Result::getErrorCode).toList()));
-        serving.run(() -> {
-            RequestValidator.throwIfMalformed(request);
-            Map<Integer, List<String>> byPartition = new LinkedHashMap<>();
-            List<DeleteGroupsResponse.Result> denied = new ArrayList<>();
-            for (String groupId : groupIds) {
-                // Kafka: DELETE on each distinct group; a denied group gets its own result, the rest go on.
-                if (authorizer.allowGroup("DeleteGroups", AclOperation.DELETE, groupId)) {
-                    byPartition.computeIfAbsent(node.partitionFor(groupId), p -> new ArrayList<>()).add(groupId);
-                } else {
-                    denied.add(ApiMapper.deleteGroupError(groupId, GroupDenials.denied(AclOperation.DELETE, groupId)));
-                }
-            }
-            List<CompletableFuture<List<DeleteGroupsResponse.Result>>> deletions = new ArrayList<>();
-            deletions.add(CompletableFuture.completedFuture(denied));
-            byPartition.forEach((partition, ids) -> deletions.add(deleteGroupsOf(partition, ids)));
-            CompletableFuture.allOf(deletions.toArray(CompletableFuture[]::new)).whenComplete((ignored, error) ->
-                    serving.answerLater(() -> deleteGroupsResponse(groupIds, deletions)));
-        });
-    }
-
-    /** One DeleteGroups command per partition led here; the groups of the others get routing errors. */
-    private CompletableFuture<List<DeleteGroupsResponse.Result>> deleteGroupsOf(int partition, List<String> groupIds) {
-        Failure rejected = stopping ? shuttingDown() : ErrorTable.routingFailure(node, partition);
-        if (rejected != null) {
-            return CompletableFuture.completedFuture(deleteGroupErrors(groupIds, rejected));
-        }
-        return node.submit(partition, new Command.DeleteGroups(groupIds)).handleAsync((result, error) -> {
-            if (error != null) {
-                return deleteGroupErrors(groupIds, ErrorTable.failureOf(error, node));
-            }
-            return ((io.cohort.core.response.DeleteGroupsResponse) immediate(result)).results().stream()
-                    .map(ApiMapper::toProto).toList();
-        }, parked::deliver);
-    }
-
-    private static List<DeleteGroupsResponse.Result> deleteGroupErrors(List<String> groupIds, Failure failure) {
-        return groupIds.stream().map(id -> ApiMapper.deleteGroupError(id, failure)).toList();
-    }
-
-    private DeleteGroupsResponse deleteGroupsResponse(List<String> groupIds,
-                                                      List<CompletableFuture<List<DeleteGroupsResponse.Result>>> parts) {
-        Map<String, DeleteGroupsResponse.Result> byGroup = new HashMap<>();
-        for (CompletableFuture<List<DeleteGroupsResponse.Result>> part : parts) {
-            for (DeleteGroupsResponse.Result result : part.join()) {
-                byGroup.put(result.getGroupId(), result);
-            }
-        }
-        DeleteGroupsResponse.Builder response = DeleteGroupsResponse.newBuilder();
-        for (String groupId : groupIds) {
-            DeleteGroupsResponse.Result result = byGroup.get(groupId);
-            if (result == null) {
-                throw new IllegalStateException("no DeleteGroups result for group '" + groupId + "'");
-            }
-            response.addResults(result);
-        }
-        return response.build();
+        deleteGroups.deleteGroups(request, observer);
     }
 
     /**
@@ -531,7 +416,8 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
         }
     }
 
-    private static Response immediate(Result result) {
+    /** The answer a command produced when applied; a command without one is a bug. */
+    static Response immediate(Result result) {
         Response response = result.immediateResponse();
         if (response == null) {
             throw new IllegalStateException("command produced no immediate reply: " + result.reply());
@@ -582,7 +468,6 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
     }
 
 
-    /** COORDINATOR_NOT_AVAILABLE while stopping, then the Kafka validation result; null to go on. */
     /** Answers {@code serving} with the shutdown or validation error, if any; returns whether it did. */
     private boolean rejected(Serving<?> serving, ErrorCode validation) {
         Failure failure = rejection(validation);
@@ -592,6 +477,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
         return failure != null;
     }
 
+    /** COORDINATOR_NOT_AVAILABLE while stopping, then the Kafka validation result; null to go on. */
     private Failure rejection(ErrorCode validation) {
         if (stopping) {
             return shuttingDown();
