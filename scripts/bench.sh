@@ -4,13 +4,16 @@
 # the same workload in the same run against a fresh 3-node Apache Kafka 4.4.0 KRaft cluster on
 # loopback (one cluster at a time). How to read the results: docs/BENCHMARKS.md.
 #
-#   scripts/bench.sh commit|fetch|rebalance|failover|scale|roll|all [--vs-kafka] [--quick] [options]
+#   scripts/bench.sh commit|fetch|heartbeat|rebalance|failover|scale|roll|all [--vs-kafka] [--quick] [options]
 #
 #   commit      C = 1, 8, 32 committers, own group each (generation -1), synchronous commits:
 #               commits_per_s, p50_ms, p99_ms, p999_ms, failed_commits
 #   fetch       C = 1, 8, 32 fetchers, own group each: one commit, then synchronous OffsetFetches of
 #               it (Cohort: linearizable on the coordinator; Kafka: the consumer's committed()):
 #               fetches_per_s, p50_ms, p99_ms, p999_ms, failed_fetches (a fetch not reading the commit)
+#   heartbeat   C = 1, 8, 32 members, each the one member of its own classic group (joined once), then
+#               synchronous Heartbeats (Cohort only: Kafka's consumer heartbeats from its own thread):
+#               heartbeats_per_s, p50_ms, p99_ms, p999_ms, failed_heartbeats (one not answered NONE)
 #   rebalance   N = 10, 100, 500 members, range assignor, topic of N partitions:
 #               initial_join_ms, join_one_more_ms
 #               --protocol classic|consumer|both (default classic): consumer = KIP-848 members
@@ -83,8 +86,8 @@ die() {
 [[ $# -ge 1 ]] || usage 2
 case "$1" in
   -h | --help | help) usage 0 ;;
-  commit | fetch | rebalance | failover | scale | roll | all) ;;
-  *) die "unknown workload '$1' (commit, fetch, rebalance, failover, scale, roll or all; --help for usage)" ;;
+  commit | fetch | heartbeat | rebalance | failover | scale | roll | all) ;;
+  *) die "unknown workload '$1' (commit, fetch, heartbeat, rebalance, failover, scale, roll or all; --help for usage)" ;;
 esac
 
 command -v java >/dev/null 2>&1 || die "java not found: install Java 17 or newer"

@@ -293,10 +293,16 @@ public final class BenchMain implements Callable<Integer> {
     public Integer call() throws Exception {
         List<String> workloads = switch (workload) {
             case "all" -> List.of(CommitWorkload.NAME, RebalanceWorkload.NAME, FailoverWorkload.NAME, ScaleWorkload.NAME);
-            case "commit", "fetch", "rebalance", "failover", "scale", "roll" -> List.of(workload);
+            case "commit", "fetch", "heartbeat", "rebalance", "failover", "scale", "roll" -> List.of(workload);
             default -> throw new CommandLine.ParameterException(new CommandLine(this),
-                    "workload must be commit, fetch, rebalance, failover, scale, roll or all; got " + workload);
+                    "workload must be commit, fetch, heartbeat, rebalance, failover, scale, roll or all; got " + workload);
         };
+        if (workloads.contains(CommitWorkload.HEARTBEAT) && (kafkaOnly || vsKafka)) {
+            // Kafka's consumer heartbeats from its own thread on its own timer: there is no synchronous
+            // call of its API to time, and the raw protocol is not what its users run.
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                    "the heartbeat workload is Cohort only: compare with --vs-set or --vs-jvm-opt, not --vs-kafka");
+        }
         BenchOptions o = options();
         if (o.runCohort() && !Files.isRegularFile(o.serverJar())) {
             throw new IllegalStateException("no Cohort node jar at " + o.serverJar() + ": build it (scripts/bench.sh does)");
@@ -305,10 +311,9 @@ public final class BenchMain implements Callable<Integer> {
             throw new IllegalStateException("no Kafka class path file at " + o.kafkaClasspath()
                     + ": scripts/bench.sh --vs-kafka resolves it from benchmarks/kafka/pom.xml");
         }
-        if (o.interleave() && (!(workloads.contains(CommitWorkload.NAME) || workloads.contains(CommitWorkload.FETCH))
-                || comparedSystems(o).size() < 2)) {
+        if (o.interleave() && (workloads.stream().noneMatch(CommitWorkload.Op::isOne) || comparedSystems(o).size() < 2)) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--interleave compares systems on the "
-                    + "commit or fetch workload: give it one of them and --vs-secure, --vs-set or --vs-kafka");
+                    + "commit, fetch or heartbeat workload: give it one of them and --vs-secure, --vs-set or --vs-kafka");
         }
         if (o.cpuSplit() != null) {
             o.cpuSplit().pinDriver();
@@ -324,7 +329,7 @@ public final class BenchMain implements Callable<Integer> {
         for (String w : workloads) {
             boolean compared = !w.equals(ScaleWorkload.NAME) && !w.equals(RollWorkload.NAME);
             int rounds = compared ? o.rounds() : 1;
-            if ((w.equals(CommitWorkload.NAME) || w.equals(CommitWorkload.FETCH)) && o.interleave()) {
+            if (CommitWorkload.Op.isOne(w) && o.interleave()) {
                 for (int p : o.partitionCounts()) {
                     runInterleaved(comparedSystems(o), o, results, p, CommitWorkload.Op.of(w));
                 }
@@ -423,7 +428,7 @@ public final class BenchMain implements Callable<Integer> {
         return systems;
     }
 
-    /** The commit or fetch workload of {@code --interleave}: every system's cluster up at once, windows alternating. */
+    /** The commit, fetch or heartbeat workload of {@code --interleave}: every system's cluster up at once, windows alternating. */
     private static void runInterleaved(List<String> systems, BenchOptions o, Results results, int partitions,
                                        CommitWorkload.Op op) {
         List<Target> targets = new ArrayList<>();
@@ -473,7 +478,7 @@ public final class BenchMain implements Callable<Integer> {
             target = startTarget(system, workload, o, partitions);
             int failuresBefore = results.failures().size();
             switch (workload) {
-                case CommitWorkload.NAME, CommitWorkload.FETCH -> CommitWorkload.run(target, o,
+                case CommitWorkload.NAME, CommitWorkload.FETCH, CommitWorkload.HEARTBEAT -> CommitWorkload.run(target, o,
                         system.equals("kafka") ? 1 : partitions, results, CommitWorkload.Op.of(workload));
                 case RebalanceWorkload.NAME -> RebalanceWorkload.run(target, o, results);
                 case FailoverWorkload.NAME -> FailoverWorkload.run(target, o, results,

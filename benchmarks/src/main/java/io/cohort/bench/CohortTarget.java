@@ -7,6 +7,12 @@ import io.cohort.api.v1.AclPatternType;
 import io.cohort.api.v1.AclPermission;
 import io.cohort.api.v1.AclResourceType;
 import io.cohort.api.v1.DescribeAclsRequest;
+import io.cohort.api.v1.HeartbeatRequest;
+import io.cohort.api.v1.JoinGroupRequest;
+import io.cohort.api.v1.JoinGroupResponse;
+import io.cohort.api.v1.LeaveGroupRequest;
+import io.cohort.api.v1.SyncGroupRequest;
+import io.cohort.api.v1.SyncGroupResponse;
 import io.cohort.client.CohortClient;
 import io.cohort.client.GroupMember;
 import io.cohort.client.OffsetAndMetadata;
@@ -35,6 +41,9 @@ import java.util.stream.Collectors;
  */
 final class CohortTarget implements Target {
     private static final TopicPartition TP = new TopicPartition(COMMIT_TOPIC, 0);
+    /** The heartbeat workload's members: a session that a window's pauses never expire (Kafka's default 45 s). */
+    private static final int MEMBER_SESSION_TIMEOUT_MS = 45_000;
+    private static final Duration MEMBER_CALL_TIMEOUT = Duration.ofSeconds(60);
 
     private final ProcessCluster cluster;
     private final CohortClient admin;
@@ -207,6 +216,9 @@ final class CohortTarget implements Target {
     public Committer committer(String groupId) {
         CohortClient client = newClient("bench-" + groupId);
         return new Committer() {
+            /** The heartbeat workload's member: set by {@link #join}. */
+            private HeartbeatRequest heartbeat;
+
             @Override
             public void commit(long offset) {
                 client.commitOffsets(groupId, Map.of(TP, new OffsetAndMetadata(offset)));
@@ -219,7 +231,52 @@ final class CohortTarget implements Target {
             }
 
             @Override
+            public void join() {
+                JoinGroupRequest.Builder join = JoinGroupRequest.newBuilder().setGroupId(groupId)
+                        .setSessionTimeoutMs(MEMBER_SESSION_TIMEOUT_MS).setRebalanceTimeoutMs(MEMBER_SESSION_TIMEOUT_MS)
+                        .setProtocolType("consumer").setClientId(client.clientId()).setClientHost("bench")
+                        .addProtocols(JoinGroupRequest.Protocol.newBuilder().setName("range"));
+                JoinGroupResponse joined = client.joinGroup(join.build(), MEMBER_CALL_TIMEOUT, MEMBER_CALL_TIMEOUT);
+                if (joined.getErrorCode() == io.cohort.api.v1.ErrorCode.MEMBER_ID_REQUIRED) {
+                    joined = client.joinGroup(join.setMemberId(joined.getMemberId()).build(), MEMBER_CALL_TIMEOUT,
+                            MEMBER_CALL_TIMEOUT);
+                }
+                expectNone("JoinGroup", joined.getErrorCode());
+                SyncGroupResponse synced = client.syncGroup(SyncGroupRequest.newBuilder().setGroupId(groupId)
+                        .setGenerationId(joined.getGenerationId()).setMemberId(joined.getMemberId())
+                        .setProtocolType("consumer").setProtocolName(joined.getProtocolName())
+                        .addAssignments(SyncGroupRequest.Assignment.newBuilder().setMemberId(joined.getMemberId()))
+                        .build(), MEMBER_CALL_TIMEOUT, MEMBER_CALL_TIMEOUT);
+                expectNone("SyncGroup", synced.getErrorCode());
+                heartbeat = HeartbeatRequest.newBuilder().setGroupId(groupId)
+                        .setGenerationId(joined.getGenerationId()).setMemberId(joined.getMemberId()).build();
+            }
+
+            @Override
+            public void heartbeat() {
+                expectNone("Heartbeat", client.heartbeat(heartbeat, MEMBER_CALL_TIMEOUT).getErrorCode());
+            }
+
+            private void expectNone(String rpc, io.cohort.api.v1.ErrorCode code) {
+                if (code != io.cohort.api.v1.ErrorCode.NONE) {
+                    throw new IllegalStateException(rpc + " of group " + groupId + " answered " + code);
+                }
+            }
+
+            @Override
             public void close() {
+                if (heartbeat != null) {
+                    // Leave, as a closing consumer does: the next window's member of this group then
+                    // joins at once instead of waiting out this one's rebalance timeout (45 s).
+                    try {
+                        client.leaveGroup(LeaveGroupRequest.newBuilder().setGroupId(groupId)
+                                .addMembers(LeaveGroupRequest.Member.newBuilder().setMemberId(heartbeat.getMemberId()))
+                                .build(), MEMBER_CALL_TIMEOUT);
+                    } catch (RuntimeException e) {
+                        Machine.log("group " + groupId + ": leave failed (" + e.getMessage() + "); its next member "
+                                + "waits for this one's session to expire");
+                    }
+                }
                 client.close();
             }
         };

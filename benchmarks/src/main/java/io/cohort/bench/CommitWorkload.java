@@ -10,7 +10,8 @@ import java.util.Set;
 import org.HdrHistogram.Histogram;
 
 /**
- * Workload 1 of docs/BENCHMARKS.md, and the fetch workload beside it ({@link Op#FETCH}): C concurrent committers with no membership (generation -1),
+ * Workload 1 of docs/BENCHMARKS.md, and the fetch and heartbeat workloads beside it ({@link Op#FETCH},
+ * {@link Op#HEARTBEAT}): C concurrent committers with no membership (generation -1),
  * committing partition 0's offset +1 synchronously, their groups spread evenly over the offsets
  * partitions ({@link #spreadGroups}). One JIT warm-up of {@code warmup_s} at the largest C, then per
  * C: {@code c_warmup_s} with fresh committers, then {@code measure_s} measured. Each line carries
@@ -20,31 +21,64 @@ final class CommitWorkload {
     static final String NAME = "commit";
     /** The fetch workload: the same clients and groups, reading back one acknowledged commit each. */
     static final String FETCH = "fetch";
+    /**
+     * The heartbeat workload (Cohort only): the same clients and groups, each client the one member
+     * of its classic group, heartbeating synchronously.
+     */
+    static final String HEARTBEAT = "heartbeat";
 
-    /** What the workload's clients do, and the keys of its figures. */
+    /** What the workload's clients do, and the names of its figures (plural and singular). */
     enum Op {
-        COMMIT(NAME, "commits_per_s", "failed_commits", "commits"),
-        FETCH(CommitWorkload.FETCH, "fetches_per_s", "failed_fetches", "fetches");
+        COMMIT(NAME, "commits", "commit", "committer-"),
+        FETCH(CommitWorkload.FETCH, "fetches", "fetch", "fetcher-"),
+        HEARTBEAT(CommitWorkload.HEARTBEAT, "heartbeats", "heartbeat", "heartbeater-");
 
         final String workload;
         final String rateKey;
         final String failedKey;
         final String countKey;
+        final String threadName;
+        private final String singular;
 
-        Op(String workload, String rateKey, String failedKey, String countKey) {
+        Op(String workload, String plural, String singular, String threadName) {
             this.workload = workload;
-            this.rateKey = rateKey;
-            this.failedKey = failedKey;
-            this.countKey = countKey;
+            this.rateKey = plural + "_per_s";
+            this.failedKey = "failed_" + plural;
+            this.countKey = plural;
+            this.singular = singular;
+            this.threadName = threadName;
         }
 
         static Op of(String workload) {
-            return workload.equals(FETCH.workload) ? FETCH : COMMIT;
+            for (Op op : values()) {
+                if (op.workload.equals(workload)) {
+                    return op;
+                }
+            }
+            throw new IllegalArgumentException("not a commit-like workload: " + workload);
+        }
+
+        /** Whether {@code workload} is one of these (commit, fetch, heartbeat). */
+        static boolean isOne(String workload) {
+            for (Op op : values()) {
+                if (op.workload.equals(workload)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** A cost figure's key ({@code cpu_s_per_1k_commits}, {@code wakeups_per_commit}) for this op. */
+        String costKey(String commitKey) {
+            return commitKey.replace("_commits", "_" + countKey).replace("_commit", "_" + singular);
         }
 
         CommitterPool pool(Target target, List<List<String>> groups, int gapMs) {
-            return this == FETCH ? CommitterPool.fetchers(target, groups, gapMs)
-                    : new CommitterPool(target, groups, gapMs);
+            return switch (this) {
+                case COMMIT -> new CommitterPool(target, groups, gapMs);
+                case FETCH -> CommitterPool.fetchers(target, groups, gapMs);
+                case HEARTBEAT -> CommitterPool.heartbeaters(target, groups, gapMs);
+            };
         }
     }
 
@@ -164,7 +198,7 @@ final class CommitWorkload {
                 line.putAll(NodeMetrics.commandsPerEntry(applied, NodeMetrics.applyCounters(cohort)));
             }
             NodeCost.between(costStart, costEnd, h.getTotalCount()).forEach((key, value) -> line.put(
-                    op == Op.FETCH ? key.replace("_commits", "_fetches").replace("_commit", "_fetch") : key, value));
+                    op.costKey(key), value));
             line.put("cluster", target.describe());
             results.emit(line);
             if (w.failures() > 0) {

@@ -18,7 +18,8 @@ import org.HdrHistogram.Recorder;
  * Latencies (send to acknowledgement, microseconds) go into an HdrHistogram recorder per committer;
  * measurement windows take its interval histogram. With a gap, each committer waits that long after
  * every acknowledgement (a light load: the cluster idles between commits). {@link #fetchers} makes
- * the same pool read its commits back instead (the fetch workload).
+ * the same pool read its commits back instead (the fetch workload), {@link #heartbeaters} join each
+ * group as its one member and heartbeat (the heartbeat workload).
  */
 final class CommitterPool implements AutoCloseable {
     final class Worker implements Runnable {
@@ -46,24 +47,29 @@ final class CommitterPool implements AutoCloseable {
         @Override
         public void run() {
             long[] next = new long[committers.size()];
-            if (fetching && !commitOnceEach(next)) {
+            if (op == CommitWorkload.Op.FETCH && !commitOnceEach(next)) {
+                return;
+            }
+            if (op == CommitWorkload.Op.HEARTBEAT && !joinEach()) {
                 return;
             }
             int turn = 0;
             while (!stop.get()) {
                 int slot = turn;
                 turn = (turn + 1) % committers.size();
-                long offset = fetching ? next[slot] : ++next[slot];
+                long offset = op == CommitWorkload.Op.COMMIT ? ++next[slot] : next[slot];
                 long t0 = System.nanoTime();
                 try {
-                    if (fetching) {
-                        long fetched = committers.get(slot).fetch();
-                        if (fetched != offset) {
-                            throw new IllegalStateException("fetched offset " + fetched + " of a group whose"
-                                    + " acknowledged commit is " + offset);
+                    switch (op) {
+                        case COMMIT -> committers.get(slot).commit(offset);
+                        case FETCH -> {
+                            long fetched = committers.get(slot).fetch();
+                            if (fetched != offset) {
+                                throw new IllegalStateException("fetched offset " + fetched + " of a group whose"
+                                        + " acknowledged commit is " + offset);
+                            }
                         }
-                    } else {
-                        committers.get(slot).commit(offset);
+                        case HEARTBEAT -> committers.get(slot).heartbeat();
                     }
                     long t1 = System.nanoTime();
                     recorder.recordValue(Math.max(1, (t1 - t0) / 1_000));
@@ -114,6 +120,28 @@ final class CommitterPool implements AutoCloseable {
             return true;
         }
 
+        /**
+         * A heartbeater's set-up: joins each of its groups as the group's one member (retrying until
+         * it is in a generation), so that every heartbeat has a member to keep alive; false if
+         * stopped first.
+         */
+        private boolean joinEach() {
+            for (Target.Committer committer : committers) {
+                while (true) {
+                    if (stop.get()) {
+                        return false;
+                    }
+                    try {
+                        committer.join();
+                        break;
+                    } catch (Exception e) {
+                        lastError = e.toString();
+                    }
+                }
+            }
+            return true;
+        }
+
         /** The acknowledgement times recorded since the last call, and forgets them. */
         synchronized long[] takeAcks() {
             long[] out = Arrays.copyOf(acks, ackCount);
@@ -130,8 +158,8 @@ final class CommitterPool implements AutoCloseable {
     }
 
     private final long gapNanos;
-    /** Fetchers ({@link #fetchers}): each commits once per group, then reads the commit back in a loop. */
-    private final boolean fetching;
+    /** What each worker does in its loop: commit, fetch ({@link #fetchers}) or heartbeat ({@link #heartbeaters}). */
+    private final CommitWorkload.Op op;
     private final List<Worker> workers = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
     private final AtomicBoolean stop = new AtomicBoolean();
@@ -155,7 +183,7 @@ final class CommitterPool implements AutoCloseable {
      * each waits {@code gapMs} after every acknowledgement.
      */
     CommitterPool(Target target, List<List<String>> groupsPerCommitter, int gapMs) {
-        this(target, groupsPerCommitter, gapMs, false);
+        this(target, groupsPerCommitter, gapMs, CommitWorkload.Op.COMMIT);
     }
 
     /**
@@ -164,12 +192,21 @@ final class CommitterPool implements AutoCloseable {
      * read the acknowledged 1 counts as failed); latencies are the fetches'.
      */
     static CommitterPool fetchers(Target target, List<List<String>> groupsPerFetcher, int gapMs) {
-        return new CommitterPool(target, groupsPerFetcher, gapMs, true);
+        return new CommitterPool(target, groupsPerFetcher, gapMs, CommitWorkload.Op.FETCH);
     }
 
-    private CommitterPool(Target target, List<List<String>> groupsPerCommitter, int gapMs, boolean fetching) {
+    /**
+     * The heartbeat workload's pool: one heartbeater per element of {@code groupsPerHeartbeater},
+     * each joining its groups once as their one member, then heartbeating them in turn synchronously
+     * (a heartbeat not answered NONE counts as failed); latencies are the heartbeats'.
+     */
+    static CommitterPool heartbeaters(Target target, List<List<String>> groupsPerHeartbeater, int gapMs) {
+        return new CommitterPool(target, groupsPerHeartbeater, gapMs, CommitWorkload.Op.HEARTBEAT);
+    }
+
+    private CommitterPool(Target target, List<List<String>> groupsPerCommitter, int gapMs, CommitWorkload.Op op) {
         this.gapNanos = TimeUnit.MILLISECONDS.toNanos(gapMs);
-        this.fetching = fetching;
+        this.op = op;
         for (int i = 0; i < groupsPerCommitter.size(); i++) {
             List<String> groups = groupsPerCommitter.get(i);
             List<Target.Committer> committers = new ArrayList<>();
@@ -179,7 +216,7 @@ final class CommitterPool implements AutoCloseable {
             workers.add(new Worker(i, groups.get(0), committers));
         }
         for (Worker w : workers) {
-            Thread t = new Thread(w, (fetching ? "fetcher-" : "committer-") + w.index);
+            Thread t = new Thread(w, op.threadName + w.index);
             t.setDaemon(true);
             threads.add(t);
         }

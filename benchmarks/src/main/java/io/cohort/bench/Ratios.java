@@ -25,6 +25,8 @@ final class Ratios {
                 new Figure("p99_ms", false), new Figure("p999_ms", false)));
         FIGURES.put("fetch", List.of(new Figure("fetches_per_s", true), new Figure("p50_ms", false),
                 new Figure("p99_ms", false), new Figure("p999_ms", false)));
+        FIGURES.put("heartbeat", List.of(new Figure("heartbeats_per_s", true), new Figure("p50_ms", false),
+                new Figure("p99_ms", false), new Figure("p999_ms", false)));
         FIGURES.put("rebalance", List.of(new Figure("initial_join_ms", false), new Figure("join_one_more_ms", false)));
         FIGURES.put("failover", List.of(new Figure("gap_p50_ms", false), new Figure("gap_p99_ms", false),
                 new Figure("max_stall_any_committer_ms", false), new Figure("max_stall_unaffected_ms", false),
