@@ -76,7 +76,8 @@ final class ServerConfigSettings {
                 replicationFactor, racks(peers), booleanValue(LEADER_WARMUP_ENABLED, true),
                 new RpcThreads(booleanValue(RPC_OFFSET_COMMIT_INLINE, RpcThreads.DEFAULT.offsetCommitOnEventLoop()),
                         booleanValue(RPC_ANSWER_INLINE, RpcThreads.DEFAULT.answersOnApplyThread()),
-                        booleanValue(RPC_OFFSET_FETCH_INLINE, RpcThreads.DEFAULT.offsetFetchOnEventLoop())));
+                        booleanValue(RPC_OFFSET_FETCH_INLINE, RpcThreads.DEFAULT.offsetFetchOnEventLoop()),
+                        booleanValue(RPC_HEARTBEAT_INLINE, RpcThreads.DEFAULT.heartbeatOnEventLoop())));
     }
 
     /** {@code cluster.racks=id:rack,...}: a label for every peer or none (the placement needs all). */

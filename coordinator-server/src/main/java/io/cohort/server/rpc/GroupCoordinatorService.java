@@ -63,7 +63,7 @@ import org.slf4j.LoggerFactory;
  * it: the whole response, every partition, or the group's own entry) → node stopping (COORDINATOR_NOT_AVAILABLE) → INVALID_GROUP_ID → INVALID_SESSION_TIMEOUT (JoinGroup)
  * → routing: NOT_COORDINATOR with the leader as hint, or COORDINATOR_LOAD_IN_PROGRESS.
  *
- * <p>Threads: request methods run on gRPC threads (OffsetCommit's and OffsetFetch's on the event
+ * <p>Threads: request methods run on gRPC threads (OffsetCommit's, OffsetFetch's and Heartbeat's on the event
  * loop, see {@link RpcThreads}) and never block. Submit futures complete on the partition's apply thread (or a
  * Ratis reply thread); there the parking decision is taken (it must be, see {@link ParkedCalls}),
  * and an answer ready at once is sent there too ({@link RpcThreads#answersOnApplyThread}); every

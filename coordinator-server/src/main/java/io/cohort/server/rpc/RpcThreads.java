@@ -17,7 +17,8 @@ import java.util.concurrent.Executor;
  * hand-overs below measured, in interleaved windows on one 2-core machine, 7% more commits/s at 8
  * committers and 9% more at 32, with 13-18% less leader CPU per commit; no difference at 1
  * committer (docs/BENCHMARKS.md, "Tuning" #14). A linearizable OffsetFetch takes the same way out
- * (Tuning #30). All three are on by default and can be turned off one by one.
+ * (Tuning #30), and so does a Heartbeat (#31). All four are on by default and can be turned off one
+ * by one.
  *
  * @param offsetCommitOnEventLoop {@code rpc.offset.commit.inline}: OffsetCommit's handler (validate,
  *        authorize, queue the command for its Raft entry) runs on the client port's event loop
@@ -37,25 +38,30 @@ import java.util.concurrent.Executor;
  *        heartbeats; the read index not applied yet) completes on a read-completion thread and is
  *        answered on the responder as before. The submit of a read takes no lock of Ratis (unlike a
  *        proposal's); looking up the Raft group can wait while Ratis creates it, as for OffsetCommit
+ * @param heartbeatOnEventLoop {@code rpc.heartbeat.inline}: Heartbeat's handler (validate, authorize,
+ *        check the member against the applied group, re-arm its session timer) runs and answers on
+ *        the client port's event loop. It writes nothing and waits for nothing: the group's state is
+ *        read beside the apply thread as the reads are, and re-arming a timer queues it on the node's
+ *        timer thread (docs/BENCHMARKS.md, "Tuning" #31)
  */
 public record RpcThreads(boolean offsetCommitOnEventLoop, boolean answersOnApplyThread,
-                         boolean offsetFetchOnEventLoop) {
+                         boolean offsetFetchOnEventLoop, boolean heartbeatOnEventLoop) {
 
     /** Every hand-over taken out: the default. */
-    public static final RpcThreads DEFAULT = new RpcThreads(true, true, true);
+    public static final RpcThreads DEFAULT = new RpcThreads(true, true, true, true);
 
     /**
-     * Sets {@code builder}'s executors. With {@link #offsetCommitOnEventLoop} or
-     * {@link #offsetFetchOnEventLoop} the server's executor is the event loop itself, and every other
-     * call is moved to {@code handlers} as soon as its method is looked up, before the interceptors
-     * and the handler run: gRPC looks the method up and picks the call's executor on the server's
-     * executor, so only a direct one there keeps OffsetCommit and OffsetFetch off a second thread. A
+     * Sets {@code builder}'s executors. With any of the event-loop settings the server's executor
+     * is the event loop itself, and every other call is moved to {@code handlers} as soon as its
+     * method is looked up, before the interceptors and the handler run: gRPC looks the method up and
+     * picks the call's executor on the server's executor, so only a direct one there keeps
+     * OffsetCommit, OffsetFetch and Heartbeat off a second thread. A
      * call carrying a bearer token is moved too: the first check of a token is a PBKDF2 of the token
      * file's rounds (210,000 by default, {@code TokenHash.DEFAULT_ITERATIONS}), which must not hold an
      * event loop. Otherwise every call runs on {@code handlers}.
      */
     public <T extends ServerBuilder<T>> T applyTo(T builder, Executor handlers) {
-        if (!offsetCommitOnEventLoop && !offsetFetchOnEventLoop) {
+        if (!offsetCommitOnEventLoop && !offsetFetchOnEventLoop && !heartbeatOnEventLoop) {
             return builder.executor(handlers);
         }
         return builder.directExecutor().callExecutor(new ServerCallExecutorSupplier() {
@@ -75,7 +81,10 @@ public record RpcThreads(boolean offsetCommitOnEventLoop, boolean answersOnApply
         if (GroupCoordinatorGrpc.getOffsetCommitMethod().getFullMethodName().equals(fullMethodName)) {
             return offsetCommitOnEventLoop;
         }
-        return offsetFetchOnEventLoop
-                && GroupCoordinatorGrpc.getOffsetFetchMethod().getFullMethodName().equals(fullMethodName);
+        if (GroupCoordinatorGrpc.getOffsetFetchMethod().getFullMethodName().equals(fullMethodName)) {
+            return offsetFetchOnEventLoop;
+        }
+        return heartbeatOnEventLoop
+                && GroupCoordinatorGrpc.getHeartbeatMethod().getFullMethodName().equals(fullMethodName);
     }
 }

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.cohort.api.v1.DescribeGroupsRequest;
 import io.cohort.api.v1.ErrorCode;
 import io.cohort.api.v1.GroupCoordinatorGrpc;
+import io.cohort.api.v1.HeartbeatRequest;
 import io.cohort.api.v1.OffsetCommitResponse;
 import io.cohort.api.v1.ReadConsistency;
 import io.cohort.server.metrics.RpcMetrics;
@@ -62,10 +63,10 @@ class RpcThreadsTest {
         // Where the submit future completes: the apply thread, or the calling thread when the entry
         // was applied before the continuation was attached (likely on a 1-node cluster).
         String caller = Thread.currentThread().getName();
-        assertThat(threadOfAnswer(new RpcThreads(false, true, false), "g-inline")).satisfiesAnyOf(
+        assertThat(threadOfAnswer(new RpcThreads(false, true, false, false), "g-inline")).satisfiesAnyOf(
                 name -> assertThat(name).contains("StateMachineUpdater"),
                 name -> assertThat(name).isEqualTo(caller));
-        assertThat(threadOfAnswer(new RpcThreads(false, false, false), "g-handed")).startsWith("cohort-responder-");
+        assertThat(threadOfAnswer(new RpcThreads(false, false, false, false), "g-handed")).startsWith("cohort-responder-");
     }
 
     private static String threadOfAnswer(RpcThreads threads, String groupId) throws Exception {
@@ -100,41 +101,49 @@ class RpcThreadsTest {
     }
 
     @Test
-    void offsetCommitAndFetchAreHandledOnTheEventLoopWhenInlineAndEveryOtherCallOnTheExecutor() throws Exception {
-        Map<String, String> inline = handlerThreads(new RpcThreads(true, true, true), false);
+    void commitFetchAndHeartbeatAreHandledOnTheEventLoopWhenInlineAndEveryOtherCallOnTheExecutor() throws Exception {
+        Map<String, String> inline = handlerThreads(new RpcThreads(true, true, true, true), false);
         assertThat(inline.get("OffsetCommit")).contains("-ELG-"); // gRPC Netty event loop
         assertThat(inline.get("OffsetFetch")).contains("-ELG-");
+        assertThat(inline.get("Heartbeat")).contains("-ELG-");
         assertThat(inline.get("DescribeGroups")).startsWith("test-rpc-");
-        Map<String, String> commitOnly = handlerThreads(new RpcThreads(true, true, false), false);
+        Map<String, String> handed = handlerThreads(new RpcThreads(false, true, false, false), false);
+        assertThat(handed.values()).hasSize(4).allSatisfy(thread -> assertThat(thread).startsWith("test-rpc-"));
+        // Each setting moves its own call only.
+        Map<String, String> commitOnly = handlerThreads(new RpcThreads(true, true, false, false), false);
         assertThat(commitOnly.get("OffsetCommit")).contains("-ELG-");
         assertThat(commitOnly.get("OffsetFetch")).startsWith("test-rpc-");
-        Map<String, String> fetchOnly = handlerThreads(new RpcThreads(false, true, true), false);
+        assertThat(commitOnly.get("Heartbeat")).startsWith("test-rpc-");
+        Map<String, String> fetchOnly = handlerThreads(new RpcThreads(false, true, true, false), false);
         assertThat(fetchOnly.get("OffsetCommit")).startsWith("test-rpc-");
         assertThat(fetchOnly.get("OffsetFetch")).contains("-ELG-");
-        Map<String, String> handed = handlerThreads(new RpcThreads(false, true, false), false);
-        assertThat(handed.get("OffsetCommit")).startsWith("test-rpc-");
-        assertThat(handed.get("OffsetFetch")).startsWith("test-rpc-");
+        assertThat(fetchOnly.get("Heartbeat")).startsWith("test-rpc-");
+        Map<String, String> heartbeatOnly = handlerThreads(new RpcThreads(false, true, false, true), false);
+        assertThat(heartbeatOnly.get("OffsetCommit")).startsWith("test-rpc-");
+        assertThat(heartbeatOnly.get("OffsetFetch")).startsWith("test-rpc-");
+        assertThat(heartbeatOnly.get("Heartbeat")).contains("-ELG-");
     }
 
     /** The first check of a bearer token is a PBKDF2 of 210,000 rounds by default: never on an event loop. */
     @Test
     void callsWithABearerTokenAreHandledOnTheExecutor() throws Exception {
-        Map<String, String> withToken = handlerThreads(new RpcThreads(true, true, true), true);
-        assertThat(withToken.get("OffsetCommit")).startsWith("test-rpc-");
-        assertThat(withToken.get("OffsetFetch")).startsWith("test-rpc-");
+        Map<String, String> withToken = handlerThreads(new RpcThreads(true, true, true, true), true);
+        assertThat(withToken.values()).hasSize(4).allSatisfy(thread -> assertThat(thread).startsWith("test-rpc-"));
     }
 
     /**
      * A linearizable fetch the leader's lease answers inside the submit is answered on the thread
-     * that handled it (the event loop when inline), not handed to the responder. The one-node
-     * cluster's leader holds a lease as soon as it is ready, so the read completes at once.
+     * that handled it (the event loop when inline), not handed to the responder; so is a heartbeat.
+     * The one-node cluster's leader holds a lease as soon as it is ready, so the read completes at once.
      */
     @Test
     void aFetchAnsweredByTheLeaseIsSentOnTheHandlersThread() throws Exception {
-        Map<String, String> inline = answerThreads(new RpcThreads(true, true, true));
+        Map<String, String> inline = answerThreads(new RpcThreads(true, true, true, true));
         assertThat(inline.get("OffsetFetch")).contains("-ELG-");
-        Map<String, String> handed = answerThreads(new RpcThreads(true, true, false));
+        assertThat(inline.get("Heartbeat")).contains("-ELG-");
+        Map<String, String> handed = answerThreads(new RpcThreads(true, true, false, false));
         assertThat(handed.get("OffsetFetch")).startsWith("test-rpc-");
+        assertThat(handed.get("Heartbeat")).startsWith("test-rpc-");
     }
 
     private static Map<String, String> handlerThreads(RpcThreads threads, boolean bearerToken) throws Exception {
@@ -146,7 +155,7 @@ class RpcThreadsTest {
     }
 
     /**
-     * One OffsetCommit, OffsetFetch and DescribeGroups through a Netty server built as CohortServer
+     * One OffsetCommit, OffsetFetch, DescribeGroups and Heartbeat through a Netty server built as CohortServer
      * builds it: the thread each handler ran on, or each answer was sent on.
      */
     private static Map<String, String> callThreads(RpcThreads threads, boolean bearerToken, boolean answers)
@@ -200,6 +209,9 @@ class RpcThreadsTest {
                     .getGroups(0).getTopics(0).getPartitions(0).getCommittedOffset()).isEqualTo(3L);
             assertThat(client.describeGroups(DescribeGroupsRequest.newBuilder().addGroupIds("g-threads").build())
                     .getGroups(0).getErrorCode()).isEqualTo(ErrorCode.NONE);
+            // No member: answered by the handler against the applied group, which is all that matters here.
+            assertThat(client.heartbeat(HeartbeatRequest.newBuilder().setGroupId("g-threads").setGenerationId(1)
+                    .setMemberId("nobody").build()).getErrorCode()).isEqualTo(ErrorCode.UNKNOWN_MEMBER_ID);
             return Map.copyOf(threadOf);
         } finally {
             channel.shutdownNow();
