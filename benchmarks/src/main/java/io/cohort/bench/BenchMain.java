@@ -173,6 +173,12 @@ public final class BenchMain implements Callable<Integer> {
             + "variant/cohort table. With --interleave, an A/B of a JVM option on the same machine moments apart.")
     List<String> vsJvmOpts = new ArrayList<>();
 
+    @Option(names = "--vs-server-jar", description = "Also run each Cohort workload (but scale and roll) on a variant "
+            + "cluster of another build's node jar (combines with --vs-set and --vs-jvm-opt); prints the variant/cohort "
+            + "table. With --interleave, two builds compared in alternating windows on the same machine, e.g. a jar "
+            + "built from an earlier commit in a git worktree (mvn -pl coordinator-server -am package -DskipTests).")
+    Path vsServerJar;
+
     @Option(names = "--driver-cpus", description = "Run the driver on these CPUs (comma-separated numbers) and "
             + "every node, Cohort's and Kafka's, on the others (Linux taskset): a driver that takes no CPU from the "
             + "nodes, as one on another machine would. Compare within the run: the nodes have fewer CPUs.")
@@ -227,7 +233,7 @@ public final class BenchMain implements Callable<Integer> {
                 rebalanceSettleMs, rebalanceTimeoutS, memberPollMs,
                 pick(kills, 5, 1), pick(kafkaKills, 3, 1), failoverCommitters, preKillS, observeS, pick(killSettleS, 10, 2), catchUpTimeoutS,
                 pick(groups, 100_000, 10_000), offsetsPerGroup, scaleThreads, scaleClients, scaleVerify, scaleHeap, tls, vsSecure, securedParts(), nodes, protocols(), rounds, interleave, keyValues(vsSets, "--vs-set"),
-                List.copyOf(vsJvmOpts), commitGapMs,
+                List.copyOf(vsJvmOpts), vsServerJar == null ? null : vsServerJar.toAbsolutePath(), commitGapMs,
                 driverCpus == null ? null : cpuSplit(driverCpus));
     }
 
@@ -306,6 +312,9 @@ public final class BenchMain implements Callable<Integer> {
         BenchOptions o = options();
         if (o.runCohort() && !Files.isRegularFile(o.serverJar())) {
             throw new IllegalStateException("no Cohort node jar at " + o.serverJar() + ": build it (scripts/bench.sh does)");
+        }
+        if (o.variantServerJar() != null && !Files.isRegularFile(o.variantServerJar())) {
+            throw new IllegalStateException("no node jar at " + o.variantServerJar() + " (--vs-server-jar)");
         }
         if (o.runKafka() && !Files.isRegularFile(o.kafkaClasspath())) {
             throw new IllegalStateException("no Kafka class path file at " + o.kafkaClasspath()

@@ -53,13 +53,15 @@ record BenchOptions(
         boolean interleave,
         Map<String, String> variantSettings,
         List<String> variantJvmArgs,
+        /** {@code --vs-server-jar}: the variant cluster's node jar (another build), or null: the run's own. */
+        Path variantServerJar,
         int commitGapMs,
         /** {@code --driver-cpus}: the driver's and the nodes' CPUs, or null (all share every CPU). */
         CpuSplit cpuSplit) {
 
-    /** Whether a {@code --vs-set} / {@code --vs-jvm-opt} variant cluster runs beside the plain one. */
+    /** Whether a {@code --vs-set} / {@code --vs-jvm-opt} / {@code --vs-server-jar} variant cluster runs beside the plain one. */
     boolean hasVariant() {
-        return !variantSettings.isEmpty() || !variantJvmArgs.isEmpty();
+        return !variantSettings.isEmpty() || !variantJvmArgs.isEmpty() || variantServerJar != null;
     }
 
     /** The variant's difference from the plain cluster, for the table's title. */
@@ -70,6 +72,9 @@ record BenchOptions(
         }
         if (!variantJvmArgs.isEmpty()) {
             parts.add("JVM " + String.join(" ", variantJvmArgs));
+        }
+        if (variantServerJar != null) {
+            parts.add("node jar " + variantServerJar);
         }
         return String.join(", ", parts);
     }

@@ -114,7 +114,9 @@ final class CohortTarget implements Target {
             jvmArgs.addAll(options.variantJvmArgs());
         }
         ProcessClusterBuilder builder = ProcessCluster.builder().nodes(options.nodes()).partitions(partitions)
-                .clusterId("cohort-bench").name(name).serverJar(options.serverJar())
+                .clusterId("cohort-bench").name(name)
+                .serverJar(system.equals(VARIANT) && options.variantServerJar() != null
+                        ? options.variantServerJar() : options.serverJar())
                 .baseDir(options.workDir()).startTimeout(Duration.ofSeconds(120))
                 .jvmArgs(jvmArgs.toArray(String[]::new))
                 .commandPrefix(options.nodeCommandPrefix())
@@ -458,6 +460,9 @@ final class CohortTarget implements Target {
         d.put("nodes", cluster.size());
         d.put("partitions", cluster.partitions());
         d.put("node_jvm_args", String.join(" ", jvmArgs));
+        if (system.equals(VARIANT) && options.variantServerJar() != null) {
+            d.put("server_jar", options.variantServerJar().toString());
+        }
         if (options.cpuSplit() != null) {
             options.cpuSplit().describeInto(d);
         }
