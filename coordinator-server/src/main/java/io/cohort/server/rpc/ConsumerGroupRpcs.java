@@ -17,8 +17,6 @@ import io.cohort.core.shard.Result;
 import io.cohort.core.topic.TopicMetadata;
 import io.cohort.raft.CohortRaftNode;
 import io.cohort.raft.PartitionStateMachine;
-import io.cohort.server.auth.RequestAuthorizer;
-import io.cohort.server.metrics.RpcMetrics;
 import io.cohort.server.rpc.ErrorTable.Failure;
 import io.grpc.stub.StreamObserver;
 import java.nio.ByteBuffer;
@@ -34,7 +32,6 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -57,38 +54,29 @@ final class ConsumerGroupRpcs {
     static final int MAX_TOPICS_PER_MEMBER = 10_000;
     static final int MAX_OWNED_PARTITIONS = 100_000;
 
+    private final RpcContext context;
     private final CohortRaftNode node;
-    private final ParkedCalls parked;
-    private final RpcMetrics metrics;
-    private final RequestAuthorizer authorizer;
     private final Supplier<Map<String, TopicMetadata>> registry;
-    private final BooleanSupplier stopping;
     private final TopicRegexes regexes = new TopicRegexes();
     private final ConsumerProtocolGate formatGate;
 
     /**
      * @param registry this node's replica of the topic registry (partition 0's state), by name
-     * @param stopping whether the node is shutting down (every call is then COORDINATOR_NOT_AVAILABLE)
      * @param formatGate whether every node reads log format 4 (asked before the first write)
      */
-    ConsumerGroupRpcs(CohortRaftNode node, ParkedCalls parked, RpcMetrics metrics, RequestAuthorizer authorizer,
-                      Supplier<Map<String, TopicMetadata>> registry, BooleanSupplier stopping,
+    ConsumerGroupRpcs(RpcContext context, Supplier<Map<String, TopicMetadata>> registry,
                       ConsumerProtocolGate formatGate) {
-        this.formatGate = formatGate;
-        this.node = node;
-        this.parked = parked;
-        this.metrics = metrics;
-        this.authorizer = authorizer;
+        this.context = context;
+        this.node = context.node();
         this.registry = registry;
-        this.stopping = stopping;
+        this.formatGate = formatGate;
     }
 
     // ---- ConsumerGroupHeartbeat ----
 
     void heartbeat(ConsumerGroupHeartbeatRequest request, StreamObserver<ConsumerGroupHeartbeatResponse> observer) {
-        Serving<ConsumerGroupHeartbeatResponse> serving = new Serving<>(
-                RpcCall.start("ConsumerGroupHeartbeat", observer, metrics),
-                failure -> heartbeatError(request, failure), response -> response.getErrorCode().name(), node, parked);
+        Serving<ConsumerGroupHeartbeatResponse> serving = context.serving("ConsumerGroupHeartbeat", observer,
+                failure -> heartbeatError(request, failure), response -> response.getErrorCode().name());
         serving.run(() -> {
             throwIfMalformed(request);
             Failure refused = refusal("ConsumerGroupHeartbeat", AclOperation.READ, request.getGroupId());
@@ -236,13 +224,12 @@ final class ConsumerGroupRpcs {
     // ---- ConsumerGroupDescribe ----
 
     void describe(ConsumerGroupDescribeRequest request, StreamObserver<ConsumerGroupDescribeResponse> observer) {
-        Serving<ConsumerGroupDescribeResponse> serving = new Serving<>(
-                RpcCall.start("ConsumerGroupDescribe", observer, metrics),
+        Serving<ConsumerGroupDescribeResponse> serving = context.serving("ConsumerGroupDescribe", observer,
                 failure -> ConsumerGroupDescribeResponse.newBuilder().addAllGroups(request.getGroupIdsList().stream()
                         .map(id -> describeError(id, failure)).toList()).build(),
                 response -> response.getGroupsList().stream().map(DescribedConsumerGroup::getErrorCode)
                         .filter(code -> code != io.cohort.api.v1.ErrorCode.NONE).findFirst()
-                        .orElse(io.cohort.api.v1.ErrorCode.NONE).name(), node, parked);
+                        .orElse(io.cohort.api.v1.ErrorCode.NONE).name());
         serving.run(() -> {
             RequestValidator.throwIfTooLarge(request);
             RequestValidator.throwIfInvalidGroupIds(request.getGroupIdsList(), "group_ids");
@@ -319,10 +306,10 @@ final class ConsumerGroupRpcs {
 
     /** GROUP_AUTHORIZATION_FAILED, or COORDINATOR_NOT_AVAILABLE while stopping; null to go on. */
     private Failure refusal(String rpc, AclOperation operation, String groupId) {
-        if (!authorizer.allowGroup(rpc, operation, groupId)) {
+        if (!context.authorizer().allowGroup(rpc, operation, groupId)) {
             return GroupDenials.denied(operation, groupId);
         }
-        if (stopping.getAsBoolean()) {
+        if (context.isStopping()) {
             return ErrorTable.shuttingDown(node.nodeId());
         }
         return null;

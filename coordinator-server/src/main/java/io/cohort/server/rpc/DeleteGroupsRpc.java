@@ -5,8 +5,6 @@ import io.cohort.api.v1.DeleteGroupsResponse;
 import io.cohort.core.acl.AclOperation;
 import io.cohort.core.command.Command;
 import io.cohort.raft.CohortRaftNode;
-import io.cohort.server.auth.RequestAuthorizer;
-import io.cohort.server.metrics.RpcMetrics;
 import io.cohort.server.rpc.ErrorTable.Failure;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
@@ -16,7 +14,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.BooleanSupplier;
 
 /**
  * DeleteGroups of the GroupCoordinator service: DELETE checked on each distinct group (a denied
@@ -25,35 +22,28 @@ import java.util.function.BooleanSupplier;
  * the request's order. {@link GroupCoordinatorService} delegates to it.
  */
 final class DeleteGroupsRpc {
+    private final RpcContext context;
     private final CohortRaftNode node;
-    private final ParkedCalls parked;
-    private final RpcMetrics metrics;
-    private final RequestAuthorizer authorizer;
-    private final BooleanSupplier stopping;
 
-    DeleteGroupsRpc(CohortRaftNode node, ParkedCalls parked, RpcMetrics metrics, RequestAuthorizer authorizer,
-                    BooleanSupplier stopping) {
-        this.node = node;
-        this.parked = parked;
-        this.metrics = metrics;
-        this.authorizer = authorizer;
-        this.stopping = stopping;
+    DeleteGroupsRpc(RpcContext context) {
+        this.context = context;
+        this.node = context.node();
     }
 
     void deleteGroups(DeleteGroupsRequest request, StreamObserver<DeleteGroupsResponse> observer) {
         List<String> groupIds = List.copyOf(new LinkedHashSet<>(request.getGroupIdsList()));
-        Serving<DeleteGroupsResponse> serving = new Serving<>(RpcCall.start("DeleteGroups", observer, metrics),
+        Serving<DeleteGroupsResponse> serving = context.serving("DeleteGroups", observer,
                 failure -> DeleteGroupsResponse.newBuilder().addAllResults(groupIds.stream()
                         .map(id -> ApiMapper.deleteGroupError(id, failure)).toList()).build(),
                 response -> ErrorTable.firstError(response.getResultsList().stream()
-                        .map(DeleteGroupsResponse.Result::getErrorCode).toList()), node, parked);
+                        .map(DeleteGroupsResponse.Result::getErrorCode).toList()));
         serving.run(() -> {
             RequestValidator.throwIfMalformed(request);
             Map<Integer, List<String>> byPartition = new LinkedHashMap<>();
             List<DeleteGroupsResponse.Result> denied = new ArrayList<>();
             for (String groupId : groupIds) {
                 // Kafka: DELETE on each distinct group; a denied group gets its own result, the rest go on.
-                if (authorizer.allowGroup("DeleteGroups", AclOperation.DELETE, groupId)) {
+                if (context.authorizer().allowGroup("DeleteGroups", AclOperation.DELETE, groupId)) {
                     byPartition.computeIfAbsent(node.partitionFor(groupId), p -> new ArrayList<>()).add(groupId);
                 } else {
                     denied.add(ApiMapper.deleteGroupError(groupId, GroupDenials.denied(AclOperation.DELETE, groupId)));
@@ -69,7 +59,7 @@ final class DeleteGroupsRpc {
 
     /** One DeleteGroups command per partition led here; the groups of the others get routing errors. */
     private CompletableFuture<List<DeleteGroupsResponse.Result>> deleteGroupsOf(int partition, List<String> groupIds) {
-        Failure rejected = stopping.getAsBoolean() ? ErrorTable.shuttingDown(node.nodeId()) : ErrorTable.routingFailure(node, partition);
+        Failure rejected = context.isStopping() ? ErrorTable.shuttingDown(node.nodeId()) : ErrorTable.routingFailure(node, partition);
         if (rejected != null) {
             return CompletableFuture.completedFuture(deleteGroupErrors(groupIds, rejected));
         }
@@ -79,7 +69,7 @@ final class DeleteGroupsRpc {
             }
             return ((io.cohort.core.response.DeleteGroupsResponse) GroupCoordinatorService.immediate(result)).results().stream()
                     .map(ApiMapper::toProto).toList();
-        }, parked::deliver);
+        }, context.parked()::deliver);
     }
 
     private static List<DeleteGroupsResponse.Result> deleteGroupErrors(List<String> groupIds, Failure failure) {

@@ -6,11 +6,8 @@ import io.cohort.api.v1.NodeEndpoint;
 import io.cohort.core.ErrorCode;
 import io.cohort.core.acl.AclOperation;
 import io.cohort.raft.CohortRaftNode;
-import io.cohort.server.auth.RequestAuthorizer;
-import io.cohort.server.metrics.RpcMetrics;
 import io.cohort.server.rpc.ErrorTable.Failure;
 import io.grpc.stub.StreamObserver;
-import java.util.function.BooleanSupplier;
 
 /**
  * FindCoordinator of the GroupCoordinator service: each key's coordinator is the node this node
@@ -20,33 +17,24 @@ import java.util.function.BooleanSupplier;
  * ask another node. {@link GroupCoordinatorService} delegates to it.
  */
 final class FindCoordinatorRpc {
+    private final RpcContext context;
     private final CohortRaftNode node;
-    private final ParkedCalls parked;
-    private final RpcMetrics metrics;
-    private final RequestAuthorizer authorizer;
-    private final BooleanSupplier stopping;
 
-    FindCoordinatorRpc(CohortRaftNode node, ParkedCalls parked, RpcMetrics metrics, RequestAuthorizer authorizer,
-                       BooleanSupplier stopping) {
-        this.node = node;
-        this.parked = parked;
-        this.metrics = metrics;
-        this.authorizer = authorizer;
-        this.stopping = stopping;
+    FindCoordinatorRpc(RpcContext context) {
+        this.context = context;
+        this.node = context.node();
     }
 
     void findCoordinator(FindCoordinatorRequest request, StreamObserver<FindCoordinatorResponse> observer) {
-        Serving<FindCoordinatorResponse> serving = new Serving<>(
-                RpcCall.start("FindCoordinator", observer, metrics),
+        Serving<FindCoordinatorResponse> serving = context.serving("FindCoordinator", observer,
                 failure -> findCoordinatorError(request, failure),
-                response -> ErrorTable.firstError(response.getCoordinatorsList().stream().map(c -> c.getErrorCode()).toList()),
-                node, parked);
+                response -> ErrorTable.firstError(response.getCoordinatorsList().stream().map(c -> c.getErrorCode()).toList()));
         serving.run(() -> {
             RequestValidator.throwIfMalformed(request);
             FindCoordinatorResponse.Builder response = FindCoordinatorResponse.newBuilder();
             for (String groupId : request.getGroupIdsList()) {
                 // Kafka (FindCoordinator v4+): DESCRIBE on the group, an error per key.
-                response.addCoordinators(authorizer.allowGroup("FindCoordinator", AclOperation.DESCRIBE, groupId)
+                response.addCoordinators(context.authorizer().allowGroup("FindCoordinator", AclOperation.DESCRIBE, groupId)
                         ? coordinatorOf(groupId) : noCoordinator(groupId, ErrorCode.GROUP_AUTHORIZATION_FAILED,
                         GroupDenials.denied(AclOperation.DESCRIBE, groupId).message()));
             }
@@ -56,7 +44,7 @@ final class FindCoordinatorRpc {
 
     private FindCoordinatorResponse.Coordinator coordinatorOf(String groupId) {
         int partition = node.partitionFor(groupId);
-        boolean nodeStopping = stopping.getAsBoolean();
+        boolean nodeStopping = context.isStopping();
         NodeEndpoint leader = nodeStopping ? null : ErrorTable.endpointOf(node.spec(), node.leaderOf(partition));
         if (leader == null) {
             String reason = nodeStopping ? "node " + node.nodeId() + " is shutting down; ask another node"

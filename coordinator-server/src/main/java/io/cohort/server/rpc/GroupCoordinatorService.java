@@ -74,7 +74,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
 
     private final CohortRaftNode node;
     private final ParkedCalls parked;
-    private final RpcMetrics metrics;
+    private final RpcContext context;
     private final RequestAuthorizer authorizer;
     private final boolean answersOnApplyThread;
     private final FindCoordinatorRpc findCoordinator;
@@ -109,14 +109,13 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
         this.answersOnApplyThread = threads.answersOnApplyThread();
         this.node = node;
         this.parked = parked;
-        this.metrics = metrics;
         this.authorizer = authorizer;
-        this.findCoordinator = new FindCoordinatorRpc(node, parked, metrics, authorizer, () -> stopping);
-        this.deleteGroups = new DeleteGroupsRpc(node, parked, metrics, authorizer, () -> stopping);
-        this.reads = new GroupReadRpcs(node, parked, metrics, authorizer, () -> stopping);
+        this.context = new RpcContext(node, parked, metrics, authorizer, () -> stopping);
+        this.findCoordinator = new FindCoordinatorRpc(context);
+        this.deleteGroups = new DeleteGroupsRpc(context);
+        this.reads = new GroupReadRpcs(context);
         this.peers = new PeerChannels(node, channelFactory);
-        this.consumerGroups = new ConsumerGroupRpcs(node, parked, metrics, authorizer,
-                () -> node.topicRegistry().byName(), () -> stopping,
+        this.consumerGroups = new ConsumerGroupRpcs(context, () -> node.topicRegistry().byName(),
                 new ConsumerProtocolGate(new LogFormatGate(node, peers::channel), () -> formatFourWritten(node)));
     }
 
@@ -165,7 +164,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
 
     @Override
     public void joinGroup(JoinGroupRequest request, StreamObserver<JoinGroupResponse> observer) {
-        Serving<JoinGroupResponse> serving = serving(RpcCall.start("JoinGroup", observer, metrics),
+        Serving<JoinGroupResponse> serving = context.serving("JoinGroup", observer,
                 failure -> ApiMapper.joinGroupError(failure.code(), failure.message(), failure.leaderHint(),
                         request.getMemberId()),
                 response -> response.getErrorCode().name());
@@ -212,7 +211,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
 
     @Override
     public void syncGroup(SyncGroupRequest request, StreamObserver<SyncGroupResponse> observer) {
-        Serving<SyncGroupResponse> serving = serving(RpcCall.start("SyncGroup", observer, metrics),
+        Serving<SyncGroupResponse> serving = context.serving("SyncGroup", observer,
                 failure -> ApiMapper.syncGroupError(failure.code(), failure.message(), failure.leaderHint()),
                 response -> response.getErrorCode().name());
         serving.run(() -> {
@@ -288,7 +287,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
 
     @Override
     public void heartbeat(HeartbeatRequest request, StreamObserver<HeartbeatResponse> observer) {
-        Serving<HeartbeatResponse> serving = serving(RpcCall.start("Heartbeat", observer, metrics),
+        Serving<HeartbeatResponse> serving = context.serving("Heartbeat", observer,
                 failure -> heartbeatResponse(failure.code(), failure.message(), failure.leaderHint()),
                 response -> response.getErrorCode().name());
         serving.run(() -> {
@@ -320,7 +319,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
 
     @Override
     public void leaveGroup(LeaveGroupRequest request, StreamObserver<LeaveGroupResponse> observer) {
-        Serving<LeaveGroupResponse> serving = serving(RpcCall.start("LeaveGroup", observer, metrics),
+        Serving<LeaveGroupResponse> serving = context.serving("LeaveGroup", observer,
                 ApiMapper::leaveGroupError,
                 response -> ErrorTable.firstError(concat(response.getErrorCode(),
                         response.getMembersList().stream().map(LeaveGroupResponse.Member::getErrorCode).toList())));
@@ -339,7 +338,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
 
     @Override
     public void offsetCommit(OffsetCommitRequest request, StreamObserver<OffsetCommitResponse> observer) {
-        Serving<OffsetCommitResponse> serving = serving(RpcCall.start("OffsetCommit", observer, metrics),
+        Serving<OffsetCommitResponse> serving = context.serving("OffsetCommit", observer,
                 failure -> ApiMapper.offsetCommitError(request, failure),
                 response -> ErrorTable.firstError(response.getTopicsList().stream()
                         .flatMap(t -> t.getPartitionsList().stream())
@@ -360,7 +359,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
 
     @Override
     public void offsetDelete(OffsetDeleteRequest request, StreamObserver<OffsetDeleteResponse> observer) {
-        Serving<OffsetDeleteResponse> serving = serving(RpcCall.start("OffsetDelete", observer, metrics),
+        Serving<OffsetDeleteResponse> serving = context.serving("OffsetDelete", observer,
                 ApiMapper::offsetDeleteError,
                 response -> ErrorTable.firstError(concat(response.getErrorCode(), response.getTopicsList().stream()
                         .flatMap(t -> t.getPartitionsList().stream())
@@ -500,9 +499,5 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
         all.add(first);
         all.addAll(rest);
         return all;
-    }
-
-    private <T> Serving<T> serving(RpcCall<T> call, Function<Failure, T> onFailure, Function<T, String> errorOf) {
-        return new Serving<>(call, onFailure, errorOf, node, parked);
     }
 }

@@ -13,7 +13,6 @@ import io.cohort.core.shard.GroupCoordinatorShard;
 import io.cohort.raft.CohortRaftNode;
 import io.cohort.raft.ProposalException;
 import io.cohort.server.auth.RequestAuthorizer;
-import io.cohort.server.metrics.RpcMetrics;
 import io.cohort.server.rpc.ErrorTable.Failure;
 import io.grpc.stub.StreamObserver;
 import java.util.Collection;
@@ -21,8 +20,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.BooleanSupplier;
-import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -35,25 +32,20 @@ final class GroupReadRpcs {
     /** DescribeGroups v6 (KIP-1043): an unknown group is GROUP_ID_NOT_FOUND, state "Dead". */
     static final short DESCRIBE_GROUPS_VERSION = 6;
 
+    private final RpcContext context;
     private final CohortRaftNode node;
-    private final ParkedCalls parked;
-    private final RpcMetrics metrics;
     private final RequestAuthorizer authorizer;
     private final LedGroupsListing listing;
-    private final BooleanSupplier stopping;
 
-    GroupReadRpcs(CohortRaftNode node, ParkedCalls parked, RpcMetrics metrics, RequestAuthorizer authorizer,
-                  BooleanSupplier stopping) {
-        this.node = node;
-        this.parked = parked;
-        this.metrics = metrics;
-        this.authorizer = authorizer;
+    GroupReadRpcs(RpcContext context) {
+        this.context = context;
+        this.node = context.node();
+        this.authorizer = context.authorizer();
         this.listing = new LedGroupsListing(node);
-        this.stopping = stopping;
     }
 
     void offsetFetch(OffsetFetchRequest request, StreamObserver<OffsetFetchResponse> observer) {
-        Serving<OffsetFetchResponse> serving = serving(RpcCall.start("OffsetFetch", observer, metrics),
+        Serving<OffsetFetchResponse> serving = context.serving("OffsetFetch", observer,
                 failure -> OffsetFetchResponse.newBuilder().addAllGroups(request.getGroupsList().stream()
                         .map(g -> ApiMapper.offsetFetchError(g.getGroupId(), failure)).toList()).build(),
                 response -> ErrorTable.firstError(response.getGroupsList().stream()
@@ -91,7 +83,7 @@ final class GroupReadRpcs {
     }
 
     void describeGroups(DescribeGroupsRequest request, StreamObserver<DescribeGroupsResponse> observer) {
-        Serving<DescribeGroupsResponse> serving = serving(RpcCall.start("DescribeGroups", observer, metrics),
+        Serving<DescribeGroupsResponse> serving = context.serving("DescribeGroups", observer,
                 failure -> DescribeGroupsResponse.newBuilder().addAllGroups(request.getGroupIdsList().stream()
                         .map(id -> ApiMapper.describeGroupError(id, failure)).toList()).build(),
                 response -> ErrorTable.firstError(response.getGroupsList().stream()
@@ -157,7 +149,7 @@ final class GroupReadRpcs {
     }
 
     private CompletableFuture<GroupCoordinatorShard> readShard(int partition, boolean linearizable) {
-        if (stopping.getAsBoolean()) {
+        if (context.isStopping()) {
             return CompletableFuture.failedFuture(new ProposalException(ProposalException.Kind.SHUTTING_DOWN, -1,
                     "node " + node.nodeId() + " is shutting down", null));
         }
@@ -175,13 +167,13 @@ final class GroupReadRpcs {
      * filtered and sent on the responder.
      */
     void listGroups(ListGroupsRequest request, StreamObserver<ListGroupsResponse> observer) {
-        Serving<ListGroupsResponse> serving = serving(RpcCall.start("ListGroups", observer, metrics),
+        Serving<ListGroupsResponse> serving = context.serving("ListGroups", observer,
                 failure -> ListGroupsResponse.newBuilder().setErrorCode(ErrorTable.toProto(failure.code()))
                         .setErrorMessage(failure.message()).build(),
                 response -> response.getErrorCode().name());
         serving.run(() -> {
             RequestValidator.throwIfMalformed(request);
-            if (stopping.getAsBoolean()) {
+            if (context.isStopping()) {
                 serving.answer(ErrorTable.shuttingDown(node.nodeId()));
                 return;
             }
@@ -216,9 +208,5 @@ final class GroupReadRpcs {
         } finally {
             callContext.detach(previous);
         }
-    }
-
-    private <T> Serving<T> serving(RpcCall<T> call, Function<Failure, T> onFailure, Function<T, String> errorOf) {
-        return new Serving<>(call, onFailure, errorOf, node, parked);
     }
 }
