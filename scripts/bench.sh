@@ -14,6 +14,8 @@
 #   heartbeat   C = 1, 8, 32 members, each the one member of its own classic group (joined once), then
 #               synchronous Heartbeats (Cohort only: Kafka's consumer heartbeats from its own thread):
 #               heartbeats_per_s, p50_ms, p99_ms, p999_ms, failed_heartbeats (one not answered NONE)
+#               --protocol consumer: each the one KIP-848 member of its group (subscribed to a topic that
+#               does not exist: nothing assigned), synchronous ConsumerGroupHeartbeats that change nothing
 #   rebalance   N = 10, 100, 500 members, range assignor, topic of N partitions:
 #               initial_join_ms, join_one_more_ms
 #               --protocol classic|consumer|both (default classic): consumer = KIP-848 members

@@ -72,7 +72,8 @@ public final class BenchMain implements Callable<Integer> {
     int rebalanceTimeoutS = 180;
 
     @Option(names = "--protocol", description = "rebalance: the group protocol, classic, consumer (KIP-848) or both "
-            + "(classic, then consumer, on the same cluster; default classic).")
+            + "(classic, then consumer, on the same cluster; default classic). heartbeat: classic (Heartbeat) or "
+            + "consumer (ConsumerGroupHeartbeat).")
     String protocol = "classic";
 
     @Option(names = "--member-poll-ms", description = "rebalance: each member polls every this many ms (default 100).")
@@ -308,6 +309,10 @@ public final class BenchMain implements Callable<Integer> {
             // call of its API to time, and the raw protocol is not what its users run.
             throw new CommandLine.ParameterException(new CommandLine(this),
                     "the heartbeat workload is Cohort only: compare with --vs-set or --vs-jvm-opt, not --vs-kafka");
+        }
+        if (workloads.contains(CommitWorkload.HEARTBEAT) && protocols().size() != 1) {
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                    "the heartbeat workload measures one protocol per run: --protocol classic or consumer");
         }
         BenchOptions o = options();
         if (o.runCohort() && !Files.isRegularFile(o.serverJar())) {

@@ -6,6 +6,8 @@ import io.cohort.api.v1.AclOperation;
 import io.cohort.api.v1.AclPatternType;
 import io.cohort.api.v1.AclPermission;
 import io.cohort.api.v1.AclResourceType;
+import io.cohort.api.v1.ConsumerGroupHeartbeatRequest;
+import io.cohort.api.v1.ConsumerGroupHeartbeatResponse;
 import io.cohort.api.v1.DescribeAclsRequest;
 import io.cohort.api.v1.HeartbeatRequest;
 import io.cohort.api.v1.JoinGroupRequest;
@@ -29,6 +31,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
@@ -44,6 +47,8 @@ final class CohortTarget implements Target {
     /** The heartbeat workload's members: a session that a window's pauses never expire (Kafka's default 45 s). */
     private static final int MEMBER_SESSION_TIMEOUT_MS = 45_000;
     private static final Duration MEMBER_CALL_TIMEOUT = Duration.ofSeconds(60);
+    /** The consumer-protocol heartbeat members' subscription: no such topic, so nothing is assigned. */
+    private static final String HEARTBEAT_TOPIC = "bench-heartbeat-no-such-topic";
 
     private final ProcessCluster cluster;
     private final CohortClient admin;
@@ -217,9 +222,12 @@ final class CohortTarget implements Target {
     @Override
     public Committer committer(String groupId) {
         CohortClient client = newClient("bench-" + groupId);
+        boolean consumerProtocol = options.protocols().equals(List.of(CONSUMER));
         return new Committer() {
-            /** The heartbeat workload's member: set by {@link #join}. */
+            /** The heartbeat workload's classic member: set by {@link #join}. */
             private HeartbeatRequest heartbeat;
+            /** The heartbeat workload's consumer-protocol member: its next heartbeat, set by {@link #join}. */
+            private ConsumerGroupHeartbeatRequest consumerHeartbeat;
 
             @Override
             public void commit(long offset) {
@@ -234,6 +242,10 @@ final class CohortTarget implements Target {
 
             @Override
             public void join() {
+                if (consumerProtocol) {
+                    joinConsumerGroup();
+                    return;
+                }
                 JoinGroupRequest.Builder join = JoinGroupRequest.newBuilder().setGroupId(groupId)
                         .setSessionTimeoutMs(MEMBER_SESSION_TIMEOUT_MS).setRebalanceTimeoutMs(MEMBER_SESSION_TIMEOUT_MS)
                         .setProtocolType("consumer").setClientId(client.clientId()).setClientHost("bench")
@@ -256,7 +268,45 @@ final class CohortTarget implements Target {
 
             @Override
             public void heartbeat() {
+                if (consumerProtocol) {
+                    consumerHeartbeat(consumerHeartbeat);
+                    return;
+                }
                 expectNone("Heartbeat", client.heartbeat(heartbeat, MEMBER_CALL_TIMEOUT).getErrorCode());
+            }
+
+            /**
+             * KIP-848: the full join request (epoch 0, a subscription to a topic that does not exist,
+             * so the assignment is empty, and no owned partitions), then the steady state of Cohort's
+             * client: member id and epoch, owned partitions (none) and nothing else, each answered
+             * without a Raft entry when nothing changes.
+             */
+            private void joinConsumerGroup() {
+                String memberId = UUID.randomUUID().toString();
+                ConsumerGroupHeartbeatRequest.Builder join = ConsumerGroupHeartbeatRequest.newBuilder()
+                        .setGroupId(groupId).setMemberId(memberId).setMemberEpoch(0)
+                        .setRebalanceTimeoutMs(MEMBER_SESSION_TIMEOUT_MS)
+                        .setSubscribedTopicNames(ConsumerGroupHeartbeatRequest.TopicNames.newBuilder()
+                                .addNames(HEARTBEAT_TOPIC))
+                        .setTopicPartitions(ConsumerGroupHeartbeatRequest.OwnedPartitions.getDefaultInstance())
+                        .setClientId(client.clientId()).setClientHost("bench");
+                consumerHeartbeat = join.build();
+                consumerHeartbeat(consumerHeartbeat);
+                // The second heartbeat reports the (empty) assignment as owned: the member is then stable.
+                consumerHeartbeat(consumerHeartbeat);
+            }
+
+            /** Sends {@code request}; keeps the next one at the epoch the answer gives. */
+            private void consumerHeartbeat(ConsumerGroupHeartbeatRequest request) {
+                ConsumerGroupHeartbeatResponse answer = client.consumerGroupHeartbeat(request, MEMBER_CALL_TIMEOUT);
+                expectNone("ConsumerGroupHeartbeat", answer.getErrorCode());
+                if (request.getMemberEpoch() != answer.getMemberEpoch() || request.hasSubscribedTopicNames()) {
+                    consumerHeartbeat = ConsumerGroupHeartbeatRequest.newBuilder().setGroupId(groupId)
+                            .setMemberId(request.getMemberId()).setMemberEpoch(answer.getMemberEpoch())
+                            .setRebalanceTimeoutMs(-1)
+                            .setTopicPartitions(ConsumerGroupHeartbeatRequest.OwnedPartitions.getDefaultInstance())
+                            .setClientId(client.clientId()).setClientHost("bench").build();
+                }
             }
 
             private void expectNone(String rpc, io.cohort.api.v1.ErrorCode code) {
@@ -267,6 +317,15 @@ final class CohortTarget implements Target {
 
             @Override
             public void close() {
+                if (consumerHeartbeat != null) {
+                    // Leave (epoch -1), as a closing consumer does.
+                    try {
+                        client.consumerGroupHeartbeat(consumerHeartbeat.toBuilder().setMemberEpoch(-1).build(),
+                                MEMBER_CALL_TIMEOUT);
+                    } catch (RuntimeException e) {
+                        Machine.log("group " + groupId + ": leave failed (" + e.getMessage() + ")");
+                    }
+                }
                 if (heartbeat != null) {
                     // Leave, as a closing consumer does: the next window's member of this group then
                     // joins at once instead of waiting out this one's rebalance timeout (45 s).

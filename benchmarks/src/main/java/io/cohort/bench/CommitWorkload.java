@@ -23,7 +23,8 @@ final class CommitWorkload {
     static final String FETCH = "fetch";
     /**
      * The heartbeat workload (Cohort only): the same clients and groups, each client the one member
-     * of its classic group, heartbeating synchronously.
+     * of its group, heartbeating synchronously: Heartbeat in a classic group, or with {@code --protocol
+     * consumer} ConsumerGroupHeartbeat in a consumer-protocol group (a member with nothing to change).
      */
     static final String HEARTBEAT = "heartbeat";
 
@@ -167,6 +168,9 @@ final class CommitWorkload {
             line.put("c", c);
             if (o.commitGapMs() > 0) {
                 line.put("commit_gap_ms", o.commitGapMs());
+            }
+            if (op == Op.HEARTBEAT) {
+                line.put("protocol", o.protocols().get(0));
             }
             if (target instanceof CohortTarget) {
                 line.put("partitions", partitions);

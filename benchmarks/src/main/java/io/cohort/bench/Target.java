@@ -89,14 +89,15 @@ interface Target extends AutoCloseable {
 
         /**
          * Joins the group as its one classic member (JoinGroup, then SyncGroup as the group's leader
-         * with an empty assignment); returns when the member is in a generation. The heartbeat
-         * workload's set-up; Cohort only.
+         * with an empty assignment), or with {@code --protocol consumer} as its one consumer-protocol
+         * member (ConsumerGroupHeartbeat at epoch 0, then once more to report its empty assignment);
+         * returns when the member is in a generation. The heartbeat workload's set-up; Cohort only.
          */
         default void join() throws Exception {
             throw new UnsupportedOperationException("the heartbeat workload is Cohort only");
         }
 
-        /** One Heartbeat of the member {@link #join} made; throws unless it is answered NONE. Cohort only. */
+        /** One Heartbeat (or ConsumerGroupHeartbeat) of the member {@link #join} made; throws unless it is answered NONE. Cohort only. */
         default void heartbeat() throws Exception {
             throw new UnsupportedOperationException("the heartbeat workload is Cohort only");
         }

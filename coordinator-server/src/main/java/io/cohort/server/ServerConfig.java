@@ -51,8 +51,8 @@ import java.util.TreeMap;
  * @param leaderWarmupEnabled {@code node.warmup.enabled}: run the leader code once on a throwaway
  *                    in-process cluster, beside the node's own start ({@link LeaderPathWarmup})
  * @param rpcThreads  which threads carry an offset commit, fetch and heartbeat ({@code rpc.offset.commit.inline},
- *                    {@code rpc.answer.inline}, {@code rpc.offset.fetch.inline}, {@code rpc.heartbeat.inline};
- *                    {@link RpcThreads})
+ *                    {@code rpc.answer.inline}, {@code rpc.offset.fetch.inline}, {@code rpc.heartbeat.inline},
+ *                    {@code rpc.consumer.heartbeat.inline}; {@link RpcThreads})
  */
 public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers, Path dataDir, Path logDir,
                            int partitions, int metricsPort, RaftTuning raftTuning, GroupConfig groupConfig,
@@ -90,6 +90,7 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
     public static final String RPC_ANSWER_INLINE = "rpc.answer.inline";
     public static final String RPC_OFFSET_FETCH_INLINE = "rpc.offset.fetch.inline";
     public static final String RPC_HEARTBEAT_INLINE = "rpc.heartbeat.inline";
+    public static final String RPC_CONSUMER_HEARTBEAT_INLINE = "rpc.consumer.heartbeat.inline";
     public static final String MIN_SESSION_TIMEOUT_MS = "group.min.session.timeout.ms";
     public static final String MAX_SESSION_TIMEOUT_MS = "group.max.session.timeout.ms";
     public static final String INITIAL_REBALANCE_DELAY_MS = "group.initial.rebalance.delay.ms";
@@ -136,7 +137,7 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             BATCH_MAX_COMMANDS, BATCH_MAX_IN_FLIGHT_ENTRIES, LOG_METADATA_ENABLED, APPENDER_WAIT_MIN_MS,
             BATCH_LINGER_MAX_US, LOG_FSYNC_BEFORE_ACK,
             AUTO_LEADER_REBALANCE_ENABLE, ELECTION_ON_LEADER_EXIT, LEADER_WARMUP_ENABLED, RPC_OFFSET_COMMIT_INLINE,
-            RPC_ANSWER_INLINE, RPC_OFFSET_FETCH_INLINE, RPC_HEARTBEAT_INLINE,
+            RPC_ANSWER_INLINE, RPC_OFFSET_FETCH_INLINE, RPC_HEARTBEAT_INLINE, RPC_CONSUMER_HEARTBEAT_INLINE,
             MIN_SESSION_TIMEOUT_MS, MAX_SESSION_TIMEOUT_MS, INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE,
             CONSUMER_SESSION_TIMEOUT_MS, CONSUMER_HEARTBEAT_INTERVAL_MS, CONSUMER_MAX_SIZE, CONSUMER_ASSIGNORS,
             OFFSETS_RETENTION_MINUTES, OFFSETS_RETENTION_CHECK_INTERVAL_MS, OFFSET_METADATA_MAX_BYTES,
@@ -203,6 +204,7 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
         out.put(RPC_ANSWER_INLINE, Boolean.toString(rpcThreads.answersOnApplyThread()));
         out.put(RPC_OFFSET_FETCH_INLINE, Boolean.toString(rpcThreads.offsetFetchOnEventLoop()));
         out.put(RPC_HEARTBEAT_INLINE, Boolean.toString(rpcThreads.heartbeatOnEventLoop()));
+        out.put(RPC_CONSUMER_HEARTBEAT_INLINE, Boolean.toString(rpcThreads.consumerHeartbeatOnEventLoop()));
         out.put(MIN_SESSION_TIMEOUT_MS, Integer.toString(groupConfig.minSessionTimeoutMs()));
         out.put(MAX_SESSION_TIMEOUT_MS, Integer.toString(groupConfig.maxSessionTimeoutMs()));
         out.put(INITIAL_REBALANCE_DELAY_MS, Integer.toString(groupConfig.initialRebalanceDelayMs()));

@@ -77,7 +77,8 @@ final class ServerConfigSettings {
                 new RpcThreads(booleanValue(RPC_OFFSET_COMMIT_INLINE, RpcThreads.DEFAULT.offsetCommitOnEventLoop()),
                         booleanValue(RPC_ANSWER_INLINE, RpcThreads.DEFAULT.answersOnApplyThread()),
                         booleanValue(RPC_OFFSET_FETCH_INLINE, RpcThreads.DEFAULT.offsetFetchOnEventLoop()),
-                        booleanValue(RPC_HEARTBEAT_INLINE, RpcThreads.DEFAULT.heartbeatOnEventLoop())));
+                        booleanValue(RPC_HEARTBEAT_INLINE, RpcThreads.DEFAULT.heartbeatOnEventLoop()),
+                        booleanValue(RPC_CONSUMER_HEARTBEAT_INLINE, RpcThreads.DEFAULT.consumerHeartbeatOnEventLoop())));
     }
 
     /** {@code cluster.racks=id:rack,...}: a label for every peer or none (the placement needs all). */

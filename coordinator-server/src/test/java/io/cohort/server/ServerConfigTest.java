@@ -41,7 +41,7 @@ class ServerConfigTest {
         assertThat(config.groupConfig()).isEqualTo(GroupConfig.defaults());
         assertThat(config.clusterSpec().partitions()).isEqualTo(1);
         assertThat(config.raftTls()).isEqualTo(RaftTlsSettings.DISABLED);
-        assertThat(config.rpcThreads()).isEqualTo(new RpcThreads(true, true, true, true));
+        assertThat(config.rpcThreads()).isEqualTo(new RpcThreads(true, true, true, true, true));
     }
 
     @Test
@@ -104,6 +104,7 @@ class ServerConfigTest {
                 "rpc.answer.inline=false",
                 "rpc.offset.fetch.inline=false",
                 "rpc.heartbeat.inline=false",
+                "rpc.consumer.heartbeat.inline=false",
                 "group.min.session.timeout.ms=1000",
                 "group.max.session.timeout.ms=60000",
                 "group.initial.rebalance.delay.ms=0",
@@ -129,7 +130,7 @@ class ServerConfigTest {
                 RaftTuning.builder().electionTimeouts(1000, 2000).snapshotEveryEntries(500)
                         .batching(64, 4).logMetadataEnabled(false).appenderWaitMinMs(0)
                         .batchLingerMaxMicros(250).leaderRebalanceEnabled(false).fsyncBeforeAck(false).build());
-        assertThat(config.rpcThreads()).isEqualTo(new RpcThreads(false, false, false, false));
+        assertThat(config.rpcThreads()).isEqualTo(new RpcThreads(false, false, false, false, false));
         assertThat(config.groupConfig()).isEqualTo(new GroupConfig(1000, 60000, 0, 7,
                 GroupConfig.NEW_MEMBER_JOIN_TIMEOUT_MS, 3_600_000L, 30_000L, 100));
     }

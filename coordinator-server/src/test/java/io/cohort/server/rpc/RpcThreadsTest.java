@@ -4,6 +4,8 @@ import static io.cohort.server.rpc.Requests.commit;
 import static io.cohort.server.rpc.Requests.fetch;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cohort.api.v1.ConsumerGroupHeartbeatRequest;
+import io.cohort.api.v1.ConsumerGroupHeartbeatResponse;
 import io.cohort.api.v1.DescribeGroupsRequest;
 import io.cohort.api.v1.ErrorCode;
 import io.cohort.api.v1.GroupCoordinatorGrpc;
@@ -32,16 +34,19 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Where an offset commit and fetch are handled and answered ({@link RpcThreads}), on a real Ratis partition and
- * a real gRPC Netty server on loopback: each setting on and off.
+ * Where an offset commit, an offset fetch and a heartbeat are handled and answered ({@link RpcThreads}), on a
+ * real Ratis partition and a real gRPC Netty server on loopback: each setting on and off.
  */
 class RpcThreadsTest {
+    /** Each call of {@link #callThreads} makes its own consumer-protocol group. */
+    private static final AtomicInteger CONSUMER_GROUPS = new AtomicInteger();
     @TempDir
     static Path tmp;
     static CoordinatorTestCluster cluster;
@@ -63,10 +68,10 @@ class RpcThreadsTest {
         // Where the submit future completes: the apply thread, or the calling thread when the entry
         // was applied before the continuation was attached (likely on a 1-node cluster).
         String caller = Thread.currentThread().getName();
-        assertThat(threadOfAnswer(new RpcThreads(false, true, false, false), "g-inline")).satisfiesAnyOf(
+        assertThat(threadOfAnswer(new RpcThreads(false, true, false, false, false), "g-inline")).satisfiesAnyOf(
                 name -> assertThat(name).contains("StateMachineUpdater"),
                 name -> assertThat(name).isEqualTo(caller));
-        assertThat(threadOfAnswer(new RpcThreads(false, false, false, false), "g-handed")).startsWith("cohort-responder-");
+        assertThat(threadOfAnswer(new RpcThreads(false, false, false, false, false), "g-handed")).startsWith("cohort-responder-");
     }
 
     private static String threadOfAnswer(RpcThreads threads, String groupId) throws Exception {
@@ -101,49 +106,61 @@ class RpcThreadsTest {
     }
 
     @Test
-    void commitFetchAndHeartbeatAreHandledOnTheEventLoopWhenInlineAndEveryOtherCallOnTheExecutor() throws Exception {
-        Map<String, String> inline = handlerThreads(new RpcThreads(true, true, true, true), false);
+    void commitFetchAndHeartbeatsAreHandledOnTheEventLoopWhenInlineAndEveryOtherCallOnTheExecutor() throws Exception {
+        Map<String, String> inline = handlerThreads(new RpcThreads(true, true, true, true, true), false);
         assertThat(inline.get("OffsetCommit")).contains("-ELG-"); // gRPC Netty event loop
         assertThat(inline.get("OffsetFetch")).contains("-ELG-");
         assertThat(inline.get("Heartbeat")).contains("-ELG-");
+        assertThat(inline.get("ConsumerGroupHeartbeat")).contains("-ELG-");
         assertThat(inline.get("DescribeGroups")).startsWith("test-rpc-");
-        Map<String, String> handed = handlerThreads(new RpcThreads(false, true, false, false), false);
-        assertThat(handed.values()).hasSize(4).allSatisfy(thread -> assertThat(thread).startsWith("test-rpc-"));
+        Map<String, String> handed = handlerThreads(new RpcThreads(false, true, false, false, false), false);
+        assertThat(handed.values()).hasSize(5).allSatisfy(thread -> assertThat(thread).startsWith("test-rpc-"));
         // Each setting moves its own call only.
-        Map<String, String> commitOnly = handlerThreads(new RpcThreads(true, true, false, false), false);
+        Map<String, String> commitOnly = handlerThreads(new RpcThreads(true, true, false, false, false), false);
         assertThat(commitOnly.get("OffsetCommit")).contains("-ELG-");
         assertThat(commitOnly.get("OffsetFetch")).startsWith("test-rpc-");
         assertThat(commitOnly.get("Heartbeat")).startsWith("test-rpc-");
-        Map<String, String> fetchOnly = handlerThreads(new RpcThreads(false, true, true, false), false);
+        assertThat(commitOnly.get("ConsumerGroupHeartbeat")).startsWith("test-rpc-");
+        Map<String, String> fetchOnly = handlerThreads(new RpcThreads(false, true, true, false, false), false);
         assertThat(fetchOnly.get("OffsetCommit")).startsWith("test-rpc-");
         assertThat(fetchOnly.get("OffsetFetch")).contains("-ELG-");
         assertThat(fetchOnly.get("Heartbeat")).startsWith("test-rpc-");
-        Map<String, String> heartbeatOnly = handlerThreads(new RpcThreads(false, true, false, true), false);
+        assertThat(fetchOnly.get("ConsumerGroupHeartbeat")).startsWith("test-rpc-");
+        Map<String, String> heartbeatOnly = handlerThreads(new RpcThreads(false, true, false, true, false), false);
         assertThat(heartbeatOnly.get("OffsetCommit")).startsWith("test-rpc-");
         assertThat(heartbeatOnly.get("OffsetFetch")).startsWith("test-rpc-");
         assertThat(heartbeatOnly.get("Heartbeat")).contains("-ELG-");
+        assertThat(heartbeatOnly.get("ConsumerGroupHeartbeat")).startsWith("test-rpc-");
+        Map<String, String> consumerHeartbeatOnly = handlerThreads(new RpcThreads(false, true, false, false, true), false);
+        assertThat(consumerHeartbeatOnly.get("OffsetCommit")).startsWith("test-rpc-");
+        assertThat(consumerHeartbeatOnly.get("OffsetFetch")).startsWith("test-rpc-");
+        assertThat(consumerHeartbeatOnly.get("Heartbeat")).startsWith("test-rpc-");
+        assertThat(consumerHeartbeatOnly.get("ConsumerGroupHeartbeat")).contains("-ELG-");
     }
 
     /** The first check of a bearer token is a PBKDF2 of 210,000 rounds by default: never on an event loop. */
     @Test
     void callsWithABearerTokenAreHandledOnTheExecutor() throws Exception {
-        Map<String, String> withToken = handlerThreads(new RpcThreads(true, true, true, true), true);
-        assertThat(withToken.values()).hasSize(4).allSatisfy(thread -> assertThat(thread).startsWith("test-rpc-"));
+        Map<String, String> withToken = handlerThreads(new RpcThreads(true, true, true, true, true), true);
+        assertThat(withToken.values()).hasSize(5).allSatisfy(thread -> assertThat(thread).startsWith("test-rpc-"));
     }
 
     /**
      * A linearizable fetch the leader's lease answers inside the submit is answered on the thread
-     * that handled it (the event loop when inline), not handed to the responder; so is a heartbeat.
-     * The one-node cluster's leader holds a lease as soon as it is ready, so the read completes at once.
+     * that handled it (the event loop when inline), not handed to the responder; so are a heartbeat
+     * and a ConsumerGroupHeartbeat that changes nothing. The one-node cluster's leader holds a lease as
+     * soon as it is ready, so the read completes at once.
      */
     @Test
     void aFetchAnsweredByTheLeaseIsSentOnTheHandlersThread() throws Exception {
-        Map<String, String> inline = answerThreads(new RpcThreads(true, true, true, true));
+        Map<String, String> inline = answerThreads(new RpcThreads(true, true, true, true, true));
         assertThat(inline.get("OffsetFetch")).contains("-ELG-");
         assertThat(inline.get("Heartbeat")).contains("-ELG-");
-        Map<String, String> handed = answerThreads(new RpcThreads(true, true, false, false));
+        assertThat(inline.get("ConsumerGroupHeartbeat")).contains("-ELG-");
+        Map<String, String> handed = answerThreads(new RpcThreads(true, true, false, false, false));
         assertThat(handed.get("OffsetFetch")).startsWith("test-rpc-");
         assertThat(handed.get("Heartbeat")).startsWith("test-rpc-");
+        assertThat(handed.get("ConsumerGroupHeartbeat")).startsWith("test-rpc-");
     }
 
     private static Map<String, String> handlerThreads(RpcThreads threads, boolean bearerToken) throws Exception {
@@ -155,8 +172,9 @@ class RpcThreadsTest {
     }
 
     /**
-     * One OffsetCommit, OffsetFetch, DescribeGroups and Heartbeat through a Netty server built as CohortServer
-     * builds it: the thread each handler ran on, or each answer was sent on.
+     * One OffsetCommit, OffsetFetch, DescribeGroups and Heartbeat, and a KIP-848 member's join and steady
+     * ConsumerGroupHeartbeat (the second recorded), through a Netty server built as CohortServer builds it:
+     * the thread each handler ran on, or each answer was sent on.
      */
     private static Map<String, String> callThreads(RpcThreads threads, boolean bearerToken, boolean answers)
             throws Exception {
@@ -212,6 +230,21 @@ class RpcThreadsTest {
             // No member: answered by the handler against the applied group, which is all that matters here.
             assertThat(client.heartbeat(HeartbeatRequest.newBuilder().setGroupId("g-threads").setGenerationId(1)
                     .setMemberId("nobody").build()).getErrorCode()).isEqualTo(ErrorCode.UNKNOWN_MEMBER_ID);
+            // A consumer-protocol member of a group of its own joins (an entry), then heartbeats with nothing
+            // to change (answered against the applied group): the second call is the one recorded.
+            String group = "cg-threads-" + CONSUMER_GROUPS.incrementAndGet();
+            ConsumerGroupHeartbeatResponse joined = client.consumerGroupHeartbeat(ConsumerGroupHeartbeatRequest
+                    .newBuilder().setGroupId(group).setMemberId("m-threads").setMemberEpoch(0)
+                    .setRebalanceTimeoutMs(30_000).setSubscribedTopicNames(
+                            ConsumerGroupHeartbeatRequest.TopicNames.newBuilder().addNames("no-such-topic"))
+                    .setTopicPartitions(ConsumerGroupHeartbeatRequest.OwnedPartitions.getDefaultInstance()).build());
+            assertThat(joined.getErrorCode()).isEqualTo(ErrorCode.NONE);
+            ConsumerGroupHeartbeatResponse steady = client.consumerGroupHeartbeat(ConsumerGroupHeartbeatRequest
+                    .newBuilder().setGroupId(group).setMemberId("m-threads").setMemberEpoch(joined.getMemberEpoch())
+                    .setRebalanceTimeoutMs(-1)
+                    .setTopicPartitions(ConsumerGroupHeartbeatRequest.OwnedPartitions.getDefaultInstance()).build());
+            assertThat(steady.getErrorCode()).isEqualTo(ErrorCode.NONE);
+            assertThat(steady.getMemberEpoch()).isEqualTo(joined.getMemberEpoch());
             return Map.copyOf(threadOf);
         } finally {
             channel.shutdownNow();
