@@ -84,6 +84,11 @@ public final class BenchMain implements Callable<Integer> {
             + "that commit now and then put on a cluster that is idle in between; the JIT warm-up runs without it.")
     int commitGapMs;
 
+    @Option(names = "--registry-topics", description = "heartbeat with --protocol consumer: create this many topics "
+            + "(one partition each) before the run and subscribe each member by a regex that matches none of them, "
+            + "so every heartbeat resolves a regex against a registry of that size (default 0: subscribe by name).")
+    int registryTopics;
+
     @Option(names = "--kills", description = "failover: SIGKILLs of the Cohort coordinator (default 5; quick 1).")
     Integer kills;
 
@@ -234,7 +239,7 @@ public final class BenchMain implements Callable<Integer> {
                 rebalanceSettleMs, rebalanceTimeoutS, memberPollMs,
                 pick(kills, 5, 1), pick(kafkaKills, 3, 1), failoverCommitters, preKillS, observeS, pick(killSettleS, 10, 2), catchUpTimeoutS,
                 pick(groups, 100_000, 10_000), offsetsPerGroup, scaleThreads, scaleClients, scaleVerify, scaleHeap, tls, vsSecure, securedParts(), nodes, protocols(), rounds, interleave, keyValues(vsSets, "--vs-set"),
-                List.copyOf(vsJvmOpts), vsServerJar == null ? null : vsServerJar.toAbsolutePath(), commitGapMs,
+                List.copyOf(vsJvmOpts), vsServerJar == null ? null : vsServerJar.toAbsolutePath(), commitGapMs, registryTopics,
                 driverCpus == null ? null : cpuSplit(driverCpus));
     }
 
@@ -313,6 +318,11 @@ public final class BenchMain implements Callable<Integer> {
         if (workloads.contains(CommitWorkload.HEARTBEAT) && protocols().size() != 1) {
             throw new CommandLine.ParameterException(new CommandLine(this),
                     "the heartbeat workload measures one protocol per run: --protocol classic or consumer");
+        }
+        if (registryTopics < 0 || registryTopics > 0 && !(workloads.equals(List.of(CommitWorkload.HEARTBEAT))
+                && protocols().equals(List.of(Target.CONSUMER)))) {
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                    "--registry-topics is a count (>= 0) for the heartbeat workload with --protocol consumer");
         }
         BenchOptions o = options();
         if (o.runCohort() && !Files.isRegularFile(o.serverJar())) {

@@ -56,6 +56,12 @@ record BenchOptions(
         /** {@code --vs-server-jar}: the variant cluster's node jar (another build), or null: the run's own. */
         Path variantServerJar,
         int commitGapMs,
+        /**
+         * {@code --registry-topics}: heartbeat with {@code --protocol consumer}: topics created in the
+         * registry before the run, none matched by the members' regex subscription (0: members
+         * subscribe by name, no regex).
+         */
+        int registryTopics,
         /** {@code --driver-cpus}: the driver's and the nodes' CPUs, or null (all share every CPU). */
         CpuSplit cpuSplit) {
 

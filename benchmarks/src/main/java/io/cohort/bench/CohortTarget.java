@@ -13,6 +13,7 @@ import io.cohort.api.v1.HeartbeatRequest;
 import io.cohort.api.v1.JoinGroupRequest;
 import io.cohort.api.v1.JoinGroupResponse;
 import io.cohort.api.v1.LeaveGroupRequest;
+import io.cohort.api.v1.ListTopicsRequest;
 import io.cohort.api.v1.SyncGroupRequest;
 import io.cohort.api.v1.SyncGroupResponse;
 import io.cohort.client.CohortClient;
@@ -32,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
@@ -49,6 +51,12 @@ final class CohortTarget implements Target {
     private static final Duration MEMBER_CALL_TIMEOUT = Duration.ofSeconds(60);
     /** The consumer-protocol heartbeat members' subscription: no such topic, so nothing is assigned. */
     private static final String HEARTBEAT_TOPIC = "bench-heartbeat-no-such-topic";
+    /** The heartbeat members' regex with {@code --registry-topics}: matches none of the registry's topics. */
+    private static final String HEARTBEAT_REGEX = "bench-heartbeat-no-such-topic-.*";
+    /** The names of {@code --registry-topics}' topics: {@value}N. */
+    private static final String REGISTRY_TOPIC_PREFIX = "bench-registry-";
+    /** Topics per CreateTopics call when filling the registry. */
+    private static final int REGISTRY_BATCH = 500;
 
     private final ProcessCluster cluster;
     private final CohortClient admin;
@@ -146,13 +154,16 @@ final class CohortTarget implements Target {
         }
         Machine.log("cohort: serving at " + cluster.runDir());
         CohortTarget target = new CohortTarget(cluster, jvmArgs, settings, options, tls, system);
-        if (hasAuthorizer(options, secured)) {
-            try {
+        try {
+            if (hasAuthorizer(options, secured)) {
                 target.allowWorkloadGroups();
-            } catch (RuntimeException | AssertionError e) {
-                target.close();
-                throw e;
             }
+            if (options.registryTopics() > 0) {
+                target.fillRegistry(options.registryTopics());
+            }
+        } catch (RuntimeException | AssertionError e) {
+            target.close();
+            throw e;
         }
         return target;
     }
@@ -180,6 +191,48 @@ final class CohortTarget implements Target {
                     }
                 }), cluster::describeStatuses);
         Machine.log("cohort: secured; " + BenchTls.CLIENT_PRINCIPAL + " may READ groups " + GROUP_PREFIX + "*");
+    }
+
+    /**
+     * Creates {@code topics} topics of one partition ({@value #REGISTRY_TOPIC_PREFIX}N) and waits until
+     * every node's replica of the registry holds them: the registry a consumer-protocol heartbeat's
+     * regex is matched against.
+     */
+    private void fillRegistry(int topics) {
+        for (int first = 0; first < topics; first += REGISTRY_BATCH) {
+            List<io.cohort.api.v1.CreateTopicsRequest.NewTopic> batch = new ArrayList<>();
+            for (int i = first; i < Math.min(topics, first + REGISTRY_BATCH); i++) {
+                batch.add(io.cohort.api.v1.CreateTopicsRequest.NewTopic.newBuilder()
+                        .setName(String.format("%s%06d", REGISTRY_TOPIC_PREFIX, i)).setPartitionCount(1).build());
+            }
+            admin.createTopics(batch, false).getResultsList().forEach(this::throwUnlessCreated);
+        }
+        awaitTopicOnEveryNode(String.format("%s%06d", REGISTRY_TOPIC_PREFIX, topics - 1));
+        Machine.log("cohort: " + topics + " topics in the registry");
+    }
+
+    private void throwUnlessCreated(io.cohort.api.v1.TopicResult result) {
+        if (result.getErrorCode() != io.cohort.api.v1.ErrorCode.NONE
+                && result.getErrorCode() != io.cohort.api.v1.ErrorCode.TOPIC_ALREADY_EXISTS) {
+            throw new IllegalStateException("cohort: creating topic " + result.getName() + ": " + result);
+        }
+    }
+
+    /**
+     * Waits until every node's replica of the topic registry (partition 0's applied state) holds
+     * {@code topic}: topic records are applied on each node in its own time.
+     */
+    private void awaitTopicOnEveryNode(String topic) {
+        ListTopicsRequest ask = ListTopicsRequest.newBuilder().addNames(topic).build();
+        cluster.awaitCondition(Duration.ofSeconds(60), "every node applied topic " + topic,
+                () -> cluster.nodeIds().stream().allMatch(id -> {
+                    try {
+                        return cluster.admin(id).withDeadlineAfter(5, TimeUnit.SECONDS).listTopics(ask)
+                                .getTopicsList().stream().anyMatch(t -> t.getName().equals(topic));
+                    } catch (RuntimeException e) {
+                        return false;
+                    }
+                }), cluster::describeStatuses);
     }
 
     ProcessCluster cluster() {
@@ -286,10 +339,13 @@ final class CohortTarget implements Target {
                 ConsumerGroupHeartbeatRequest.Builder join = ConsumerGroupHeartbeatRequest.newBuilder()
                         .setGroupId(groupId).setMemberId(memberId).setMemberEpoch(0)
                         .setRebalanceTimeoutMs(MEMBER_SESSION_TIMEOUT_MS)
-                        .setSubscribedTopicNames(ConsumerGroupHeartbeatRequest.TopicNames.newBuilder()
-                                .addNames(HEARTBEAT_TOPIC))
                         .setTopicPartitions(ConsumerGroupHeartbeatRequest.OwnedPartitions.getDefaultInstance())
                         .setClientId(client.clientId()).setClientHost("bench");
+                if (options.registryTopics() > 0) {
+                    join.setSubscribedTopicRegex(HEARTBEAT_REGEX);
+                } else {
+                    join.setSubscribedTopicNames(ConsumerGroupHeartbeatRequest.TopicNames.newBuilder().addNames(HEARTBEAT_TOPIC));
+                }
                 consumerHeartbeat = join.build();
                 consumerHeartbeat(consumerHeartbeat);
                 // The second heartbeat reports the (empty) assignment as owned: the member is then stable.
@@ -300,7 +356,8 @@ final class CohortTarget implements Target {
             private void consumerHeartbeat(ConsumerGroupHeartbeatRequest request) {
                 ConsumerGroupHeartbeatResponse answer = client.consumerGroupHeartbeat(request, MEMBER_CALL_TIMEOUT);
                 expectNone("ConsumerGroupHeartbeat", answer.getErrorCode());
-                if (request.getMemberEpoch() != answer.getMemberEpoch() || request.hasSubscribedTopicNames()) {
+                if (request.getMemberEpoch() != answer.getMemberEpoch() || request.hasSubscribedTopicNames()
+                        || request.hasSubscribedTopicRegex()) {
                     consumerHeartbeat = ConsumerGroupHeartbeatRequest.newBuilder().setGroupId(groupId)
                             .setMemberId(request.getMemberId()).setMemberEpoch(answer.getMemberEpoch())
                             .setRebalanceTimeoutMs(-1)
@@ -384,14 +441,10 @@ final class CohortTarget implements Target {
     public void prepareTopic(String topic, int partitions) {
         // Classic members are given the partition count; consumer-protocol groups are assigned by the
         // coordinator from the topic registry (partition 0's replicated state).
-        var answer = admin.createTopics(List.of(io.cohort.api.v1.CreateTopicsRequest.NewTopic.newBuilder().setName(topic)
-                .setPartitionCount(partitions).build()), false).getResults(0);
-        if (answer.getErrorCode() != io.cohort.api.v1.ErrorCode.NONE
-                && answer.getErrorCode() != io.cohort.api.v1.ErrorCode.TOPIC_ALREADY_EXISTS) {
-            throw new IllegalStateException("cohort: creating topic " + topic + ": " + answer);
-        }
-        // Let every node's replica of the registry apply it before members ask (as KafkaTarget does).
-        Machine.sleep(1000);
+        throwUnlessCreated(admin.createTopics(List.of(io.cohort.api.v1.CreateTopicsRequest.NewTopic.newBuilder()
+                .setName(topic).setPartitionCount(partitions).build()), false).getResults(0));
+        // Every node's replica of the registry applies it before members ask.
+        awaitTopicOnEveryNode(topic);
     }
 
     @Override

@@ -171,6 +171,9 @@ final class CommitWorkload {
             }
             if (op == Op.HEARTBEAT) {
                 line.put("protocol", o.protocols().get(0));
+                if (o.registryTopics() > 0) {
+                    line.put("registry_topics", o.registryTopics());
+                }
             }
             if (target instanceof CohortTarget) {
                 line.put("partitions", partitions);

@@ -213,7 +213,9 @@ final class KafkaTarget implements Target {
     public void prepareTopic(String topic, int partitions) throws Exception {
         // Replication 1: only the group coordinator is measured; the topic just has to exist.
         createTopic(topic, partitions, (short) 1, System.nanoTime() + TimeUnit.SECONDS.toNanos(120));
-        // Let every broker's metadata cache learn the topic before consumers ask for it.
+        // Let every broker's metadata cache learn the topic before consumers ask for it. A fixed second:
+        // the AdminClient sends describeTopics to a broker of its choosing, so it cannot ask each one
+        // (CohortTarget asks each node's registry).
         Machine.sleep(1000);
     }
 

@@ -158,7 +158,7 @@ final class ConsumerGroupRpcs {
         Map<String, TopicMetadata> topics = registry.get();
         Map<String, Set<String>> resolutions = new TreeMap<>();
         for (String regex : groupRegexes) {
-            Set<String> matched = regexes.matching(regex, topics.keySet());
+            Set<String> matched = regexes.matching(regex, topics);
             resolutions.put(regex, matched);
             names.addAll(matched);
         }
