@@ -6,16 +6,8 @@ import io.cohort.api.v1.AclOperation;
 import io.cohort.api.v1.AclPatternType;
 import io.cohort.api.v1.AclPermission;
 import io.cohort.api.v1.AclResourceType;
-import io.cohort.api.v1.ConsumerGroupHeartbeatRequest;
-import io.cohort.api.v1.ConsumerGroupHeartbeatResponse;
 import io.cohort.api.v1.DescribeAclsRequest;
-import io.cohort.api.v1.HeartbeatRequest;
-import io.cohort.api.v1.JoinGroupRequest;
-import io.cohort.api.v1.JoinGroupResponse;
-import io.cohort.api.v1.LeaveGroupRequest;
 import io.cohort.api.v1.ListTopicsRequest;
-import io.cohort.api.v1.SyncGroupRequest;
-import io.cohort.api.v1.SyncGroupResponse;
 import io.cohort.client.CohortClient;
 import io.cohort.client.GroupMember;
 import io.cohort.client.OffsetAndMetadata;
@@ -32,9 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
@@ -45,14 +35,6 @@ import java.util.stream.Collectors;
  * allowed by an ACL.
  */
 final class CohortTarget implements Target {
-    private static final TopicPartition TP = new TopicPartition(COMMIT_TOPIC, 0);
-    /** The heartbeat workload's members: a session that a window's pauses never expire (Kafka's default 45 s). */
-    private static final int MEMBER_SESSION_TIMEOUT_MS = 45_000;
-    private static final Duration MEMBER_CALL_TIMEOUT = Duration.ofSeconds(60);
-    /** The consumer-protocol heartbeat members' subscription: no such topic, so nothing is assigned. */
-    private static final String HEARTBEAT_TOPIC = "bench-heartbeat-no-such-topic";
-    /** The heartbeat members' regex with {@code --registry-topics}: matches none of the registry's topics. */
-    private static final String HEARTBEAT_REGEX = "bench-heartbeat-no-such-topic-.*";
     /** The names of {@code --registry-topics}' topics: {@value}N. */
     private static final String REGISTRY_TOPIC_PREFIX = "bench-registry-";
     /** Topics per CreateTopics call when filling the registry. */
@@ -274,135 +256,13 @@ final class CohortTarget implements Target {
 
     @Override
     public Committer committer(String groupId) {
-        CohortClient client = newClient("bench-" + groupId);
-        boolean consumerProtocol = options.protocols().equals(List.of(CONSUMER));
-        return new Committer() {
-            /** The heartbeat workload's classic member: set by {@link #join}. */
-            private HeartbeatRequest heartbeat;
-            /** The heartbeat workload's consumer-protocol member: its next heartbeat, set by {@link #join}. */
-            private ConsumerGroupHeartbeatRequest consumerHeartbeat;
-
-            @Override
-            public void commit(long offset) {
-                client.commitOffsets(groupId, Map.of(TP, new OffsetAndMetadata(offset)));
-            }
-
-            @Override
-            public long fetch() {
-                OffsetAndMetadata committed = client.fetchOffsets(groupId, List.of(TP)).get(TP);
-                return committed == null ? -1 : committed.offset();
-            }
-
-            @Override
-            public void join() {
-                if (consumerProtocol) {
-                    joinConsumerGroup();
-                    return;
-                }
-                JoinGroupRequest.Builder join = JoinGroupRequest.newBuilder().setGroupId(groupId)
-                        .setSessionTimeoutMs(MEMBER_SESSION_TIMEOUT_MS).setRebalanceTimeoutMs(MEMBER_SESSION_TIMEOUT_MS)
-                        .setProtocolType("consumer").setClientId(client.clientId()).setClientHost("bench")
-                        .addProtocols(JoinGroupRequest.Protocol.newBuilder().setName("range"));
-                JoinGroupResponse joined = client.joinGroup(join.build(), MEMBER_CALL_TIMEOUT, MEMBER_CALL_TIMEOUT);
-                if (joined.getErrorCode() == io.cohort.api.v1.ErrorCode.MEMBER_ID_REQUIRED) {
-                    joined = client.joinGroup(join.setMemberId(joined.getMemberId()).build(), MEMBER_CALL_TIMEOUT,
-                            MEMBER_CALL_TIMEOUT);
-                }
-                expectNone("JoinGroup", joined.getErrorCode());
-                SyncGroupResponse synced = client.syncGroup(SyncGroupRequest.newBuilder().setGroupId(groupId)
-                        .setGenerationId(joined.getGenerationId()).setMemberId(joined.getMemberId())
-                        .setProtocolType("consumer").setProtocolName(joined.getProtocolName())
-                        .addAssignments(SyncGroupRequest.Assignment.newBuilder().setMemberId(joined.getMemberId()))
-                        .build(), MEMBER_CALL_TIMEOUT, MEMBER_CALL_TIMEOUT);
-                expectNone("SyncGroup", synced.getErrorCode());
-                heartbeat = HeartbeatRequest.newBuilder().setGroupId(groupId)
-                        .setGenerationId(joined.getGenerationId()).setMemberId(joined.getMemberId()).build();
-            }
-
-            @Override
-            public void heartbeat() {
-                if (consumerProtocol) {
-                    consumerHeartbeat(consumerHeartbeat);
-                    return;
-                }
-                expectNone("Heartbeat", client.heartbeat(heartbeat, MEMBER_CALL_TIMEOUT).getErrorCode());
-            }
-
-            /**
-             * KIP-848: the full join request (epoch 0, a subscription to a topic that does not exist,
-             * so the assignment is empty, and no owned partitions), then the steady state of Cohort's
-             * client: member id and epoch, owned partitions (none) and nothing else, each answered
-             * without a Raft entry when nothing changes.
-             */
-            private void joinConsumerGroup() {
-                String memberId = UUID.randomUUID().toString();
-                ConsumerGroupHeartbeatRequest.Builder join = ConsumerGroupHeartbeatRequest.newBuilder()
-                        .setGroupId(groupId).setMemberId(memberId).setMemberEpoch(0)
-                        .setRebalanceTimeoutMs(MEMBER_SESSION_TIMEOUT_MS)
-                        .setTopicPartitions(ConsumerGroupHeartbeatRequest.OwnedPartitions.getDefaultInstance())
-                        .setClientId(client.clientId()).setClientHost("bench");
-                if (options.registryTopics() > 0) {
-                    join.setSubscribedTopicRegex(HEARTBEAT_REGEX);
-                } else {
-                    join.setSubscribedTopicNames(ConsumerGroupHeartbeatRequest.TopicNames.newBuilder().addNames(HEARTBEAT_TOPIC));
-                }
-                consumerHeartbeat = join.build();
-                consumerHeartbeat(consumerHeartbeat);
-                // The second heartbeat reports the (empty) assignment as owned: the member is then stable.
-                consumerHeartbeat(consumerHeartbeat);
-            }
-
-            /** Sends {@code request}; keeps the next one at the epoch the answer gives. */
-            private void consumerHeartbeat(ConsumerGroupHeartbeatRequest request) {
-                ConsumerGroupHeartbeatResponse answer = client.consumerGroupHeartbeat(request, MEMBER_CALL_TIMEOUT);
-                expectNone("ConsumerGroupHeartbeat", answer.getErrorCode());
-                if (request.getMemberEpoch() != answer.getMemberEpoch() || request.hasSubscribedTopicNames()
-                        || request.hasSubscribedTopicRegex()) {
-                    consumerHeartbeat = ConsumerGroupHeartbeatRequest.newBuilder().setGroupId(groupId)
-                            .setMemberId(request.getMemberId()).setMemberEpoch(answer.getMemberEpoch())
-                            .setRebalanceTimeoutMs(-1)
-                            .setTopicPartitions(ConsumerGroupHeartbeatRequest.OwnedPartitions.getDefaultInstance())
-                            .setClientId(client.clientId()).setClientHost("bench").build();
-                }
-            }
-
-            private void expectNone(String rpc, io.cohort.api.v1.ErrorCode code) {
-                if (code != io.cohort.api.v1.ErrorCode.NONE) {
-                    throw new IllegalStateException(rpc + " of group " + groupId + " answered " + code);
-                }
-            }
-
-            @Override
-            public void close() {
-                if (consumerHeartbeat != null) {
-                    // Leave (epoch -1), as a closing consumer does.
-                    try {
-                        client.consumerGroupHeartbeat(consumerHeartbeat.toBuilder().setMemberEpoch(-1).build(),
-                                MEMBER_CALL_TIMEOUT);
-                    } catch (RuntimeException e) {
-                        Machine.log("group " + groupId + ": leave failed (" + e.getMessage() + ")");
-                    }
-                }
-                if (heartbeat != null) {
-                    // Leave, as a closing consumer does: the next window's member of this group then
-                    // joins at once instead of waiting out this one's rebalance timeout (45 s).
-                    try {
-                        client.leaveGroup(LeaveGroupRequest.newBuilder().setGroupId(groupId)
-                                .addMembers(LeaveGroupRequest.Member.newBuilder().setMemberId(heartbeat.getMemberId()))
-                                .build(), MEMBER_CALL_TIMEOUT);
-                    } catch (RuntimeException e) {
-                        Machine.log("group " + groupId + ": leave failed (" + e.getMessage() + "); its next member "
-                                + "waits for this one's session to expire");
-                    }
-                }
-                client.close();
-            }
-        };
+        return new CohortCommitter(newClient("bench-" + groupId), groupId,
+                options.protocols().equals(List.of(CONSUMER)), options.registryTopics() > 0);
     }
 
     @Override
     public long fetchCommitted(String groupId) {
-        OffsetAndMetadata committed = admin.fetchOffsets(groupId, List.of(TP)).get(TP);
+        OffsetAndMetadata committed = admin.fetchOffsets(groupId, List.of(CohortCommitter.TP)).get(CohortCommitter.TP);
         return committed == null ? -1 : committed.offset();
     }
 
