@@ -169,6 +169,39 @@ class ConsumerGroupRpcsTest {
     }
 
     @Test
+    void testARegexMemberGetsATopicCreatedAfterItsMatchesWereKeptAtItsNextHeartbeat() {
+        int partition = 2;
+        String group = cluster.groupIn(partition, "regex-follows");
+        CoordinatorTestCluster.Node leader = cluster.leaderOf(partition);
+        ConsumerGroupHeartbeatResponse joined = stub(leader).consumerGroupHeartbeat(join(group, "member-i")
+                .clearSubscribedTopicNames().setSubscribedTopicRegex("invoices-.*").build());
+        assertThat(joined.getErrorCode()).isEqualTo(ErrorCode.NONE);
+        assertThat(ownedCount(joined)).as("no invoices topic yet").isZero();
+        ConsumerGroupHeartbeatRequest steady = ConsumerGroupHeartbeatRequest.newBuilder().setGroupId(group)
+                .setMemberId("member-i").setMemberEpoch(joined.getMemberEpoch()).setRebalanceTimeoutMs(-1)
+                .setTopicPartitions(ConsumerGroupHeartbeatRequest.OwnedPartitions.getDefaultInstance())
+                .setClientId("test").setClientHost("127.0.0.1").build();
+        // Steady heartbeats: the regex's (empty) matches are now kept for this registry version.
+        for (int i = 0; i < 3; i++) {
+            ConsumerGroupHeartbeatResponse response = stub(leader).consumerGroupHeartbeat(steady);
+            assertThat(response.getErrorCode()).isEqualTo(ErrorCode.NONE);
+            assertThat(response.getMemberEpoch()).isEqualTo(joined.getMemberEpoch());
+        }
+
+        var created = cluster.leaderOf(0).admin().createTopics(CreateTopicsRequest.newBuilder()
+                .addTopics(CreateTopicsRequest.NewTopic.newBuilder().setName("invoices-eu").setPartitionCount(2))
+                .build());
+        assertThat(created.getResults(0).getErrorCode()).isEqualTo(ErrorCode.NONE);
+        await().atMost(Duration.ofSeconds(30)).until(() -> leader.raft.topicRegistry().contains("invoices-eu"));
+
+        // The next heartbeat matches the new registry version: a new epoch with the new topic's partitions.
+        ConsumerGroupHeartbeatResponse next = stub(leader).consumerGroupHeartbeat(steady);
+        assertThat(next.getErrorCode()).isEqualTo(ErrorCode.NONE);
+        assertThat(next.getMemberEpoch()).isGreaterThan(joined.getMemberEpoch());
+        assertThat(ownedCount(next)).as("both partitions of invoices-eu").isEqualTo(2);
+    }
+
+    @Test
     void testAnInvalidRegexIsRefusedBeforeAnythingIsWritten() {
         int partition = 0;
         String group = cluster.groupIn(partition, "bad-regex");
