@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntPredicate;
 import java.util.stream.Collectors;
 
 /**
@@ -164,14 +165,8 @@ final class CohortTarget implements Target {
         DescribeAclsRequest everything = DescribeAclsRequest.newBuilder().setFilter(AclBindingFilter.newBuilder()
                 .setResourceType(AclResourceType.ACL_RESOURCE_TYPE_ANY).setPatternType(AclPatternType.ACL_PATTERN_TYPE_ANY)
                 .setOperation(AclOperation.ACL_OPERATION_ANY).setPermission(AclPermission.ACL_PERMISSION_ANY)).build();
-        cluster.awaitCondition(Duration.ofSeconds(60), "every node applied the workload's ACL",
-                () -> cluster.nodeIds().stream().allMatch(id -> {
-                    try {
-                        return cluster.admin(id).describeAcls(everything).getAclsList().contains(allow);
-                    } catch (RuntimeException e) {
-                        return false;
-                    }
-                }), cluster::describeStatuses);
+        awaitEveryNode("the workload's ACL",
+                id -> cluster.admin(id).describeAcls(everything).getAclsList().contains(allow));
         Machine.log("cohort: secured; " + BenchTls.CLIENT_PRINCIPAL + " may READ groups " + GROUP_PREFIX + "*");
     }
 
@@ -202,15 +197,23 @@ final class CohortTarget implements Target {
 
     /**
      * Waits until every node's replica of the topic registry (partition 0's applied state) holds
-     * {@code topic}: topic records are applied on each node in its own time.
+     * {@code topic}, and so every topic created before it (records apply in log order).
      */
     private void awaitTopicOnEveryNode(String topic) {
         ListTopicsRequest ask = ListTopicsRequest.newBuilder().addNames(topic).build();
-        cluster.awaitCondition(Duration.ofSeconds(60), "every node applied topic " + topic,
+        awaitEveryNode("topic " + topic, id -> cluster.admin(id).withDeadlineAfter(5, TimeUnit.SECONDS)
+                .listTopics(ask).getTopicsList().stream().anyMatch(t -> t.getName().equals(topic)));
+    }
+
+    /**
+     * Waits until {@code applied} holds on every node (within 60 s): what partition 0's log carries
+     * (ACLs, topics) is applied on each node in its own time. A node that does not answer has not.
+     */
+    private void awaitEveryNode(String what, IntPredicate applied) {
+        cluster.awaitCondition(Duration.ofSeconds(60), "every node applied " + what,
                 () -> cluster.nodeIds().stream().allMatch(id -> {
                     try {
-                        return cluster.admin(id).withDeadlineAfter(5, TimeUnit.SECONDS).listTopics(ask)
-                                .getTopicsList().stream().anyMatch(t -> t.getName().equals(topic));
+                        return applied.test(id);
                     } catch (RuntimeException e) {
                         return false;
                     }

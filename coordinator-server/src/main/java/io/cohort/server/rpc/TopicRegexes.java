@@ -44,9 +44,13 @@ final class TopicRegexes {
             this(topics, new ConcurrentHashMap<>(), new AtomicInteger());
         }
 
-        /** Whether {@code matched} can be kept within the bounds. */
+        /** Whether {@code matched} can be kept within the bounds; counts its names if so. */
         boolean roomFor(SortedSet<String> matched) {
-            return matches.size() < MAX_RESOLVED && names.addAndGet(matched.size()) <= MAX_RESOLVED_NAMES;
+            if (matches.size() >= MAX_RESOLVED || names.get() + matched.size() > MAX_RESOLVED_NAMES) {
+                return false;
+            }
+            names.addAndGet(matched.size()); // racing threads may overshoot by a result: a bound, not a count
+            return true;
         }
     }
 
@@ -89,12 +93,14 @@ final class TopicRegexes {
             }
         }
         SortedSet<String> result = Collections.unmodifiableSortedSet(matched);
+        if (result.size() > MAX_RESOLVED_NAMES) {
+            // More names than are ever kept: matched at every call, leaving the others' matches kept.
+            return result;
+        }
         if (!current.roomFor(result)) {
             current = new Resolved(topicsByName);
             resolved = current;
-            if (!current.roomFor(result)) {
-                return result; // more names than are ever kept: matched at every call
-            }
+            current.roomFor(result);
         }
         current.matches().put(regex, result);
         return result;
