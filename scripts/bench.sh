@@ -4,7 +4,7 @@
 # the same workload in the same run against a fresh 3-node Apache Kafka 4.4.0 KRaft cluster on
 # loopback (one cluster at a time). How to read the results: docs/BENCHMARKS.md.
 #
-#   scripts/bench.sh commit|fetch|heartbeat|rebalance|failover|scale|roll|all [--vs-kafka] [--quick] [options]
+#   scripts/bench.sh commit|fetch|heartbeat|rebalance|failover|restart|scale|roll|all [--vs-kafka] [--quick] [options]
 #
 #   commit      C = 1, 8, 32 committers, own group each (generation -1), synchronous commits:
 #               commits_per_s, p50_ms, p99_ms, p999_ms, failed_commits
@@ -23,6 +23,9 @@
 #               consumer, on the same cluster, and the side-by-side table (with --vs-kafka, all four)
 #   failover    8 committers; SIGKILL the watched group's coordinator (5 kills; Kafka 3):
 #               gap_ms, max_stall_any_committer_ms, lost_acked_commits per kill, p50/p99 summary
+#   restart     8 committers; SIGKILL every node, 1 s down, start every node at once (3 restarts,
+#               --restarts K; not in all): serving_again_ms (the start until every committer committed
+#               again), first_commit_ms, nodes_started_ms, lost_acked_commits per restart, p50/max summary
 #   scale       100,000 groups x 10 offsets on 3 nodes with -Xmx1g (Cohort only): heap_used_mb,
 #               snapshot_bytes, restart_to_serving_ms
 #   roll        8 committers; rolling restart of every node (SIGTERM, start, wait until caught up
@@ -88,8 +91,8 @@ die() {
 [[ $# -ge 1 ]] || usage 2
 case "$1" in
   -h | --help | help) usage 0 ;;
-  commit | fetch | heartbeat | rebalance | failover | scale | roll | all) ;;
-  *) die "unknown workload '$1' (commit, fetch, heartbeat, rebalance, failover, scale, roll or all; --help for usage)" ;;
+  commit | fetch | heartbeat | rebalance | failover | restart | scale | roll | all) ;;
+  *) die "unknown workload '$1' (commit, fetch, heartbeat, rebalance, failover, restart, scale, roll or all; --help for usage)" ;;
 esac
 
 command -v java >/dev/null 2>&1 || die "java not found: install Java 17 or newer"

@@ -29,7 +29,7 @@ import picocli.CommandLine.Parameters;
 public final class BenchMain implements Callable<Integer> {
     static final String RUN_ID = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
 
-    @Parameters(index = "0", description = "commit | rebalance | failover | scale | roll | all (roll: not in all)")
+    @Parameters(index = "0", description = "commit | fetch | heartbeat | rebalance | failover | restart | scale | roll | all (fetch, heartbeat, restart, roll: not in all)")
     String workload;
 
     @Option(names = "--vs-kafka", description = "Also run each workload (but scale) against a 3-node Kafka 4.4.0 KRaft cluster.")
@@ -95,16 +95,19 @@ public final class BenchMain implements Callable<Integer> {
     @Option(names = "--kafka-kills", description = "failover: SIGKILLs of the Kafka coordinator (default 3; quick 1).")
     Integer kafkaKills;
 
-    @Option(names = "--failover-committers", description = "failover: committers (default 8).")
+    @Option(names = "--restarts", description = "restart: whole-cluster restarts, each system (default 3; quick 1).")
+    Integer restarts;
+
+    @Option(names = "--failover-committers", description = "failover, restart: committers (default 8).")
     int failoverCommitters = 8;
 
-    @Option(names = "--pre-kill-s", description = "failover: timeline recorded before each kill (default 5).")
+    @Option(names = "--pre-kill-s", description = "failover, restart: timeline recorded before each kill (default 5).")
     int preKillS = 5;
 
-    @Option(names = "--observe-s", description = "failover: longest wait for every committer to commit again (default 60).")
+    @Option(names = "--observe-s", description = "failover, restart: longest wait for every committer to commit again (default 60).")
     int observeS = 60;
 
-    @Option(names = "--kill-settle-s", description = "failover: pause after a restarted node caught up (default 10; quick 2).")
+    @Option(names = "--kill-settle-s", description = "failover, restart: pause after restarted nodes caught up (default 10; quick 2).")
     Integer killSettleS;
 
     @Option(names = "--catch-up-timeout-s", description = "failover, scale: longest wait for a restarted node to catch up (default 180).")
@@ -237,7 +240,7 @@ public final class BenchMain implements Callable<Integer> {
                 pick(idleS, 10, 0),
                 Machine.intList(cs), Machine.intList(ns != null ? ns : quick ? "10,100" : "10,100,500"),
                 rebalanceSettleMs, rebalanceTimeoutS, memberPollMs,
-                pick(kills, 5, 1), pick(kafkaKills, 3, 1), failoverCommitters, preKillS, observeS, pick(killSettleS, 10, 2), catchUpTimeoutS,
+                pick(kills, 5, 1), pick(kafkaKills, 3, 1), pick(restarts, 3, 1), failoverCommitters, preKillS, observeS, pick(killSettleS, 10, 2), catchUpTimeoutS,
                 pick(groups, 100_000, 10_000), offsetsPerGroup, scaleThreads, scaleClients, scaleVerify, scaleHeap, tls, vsSecure, securedParts(), nodes, protocols(), rounds, interleave, keyValues(vsSets, "--vs-set"),
                 List.copyOf(vsJvmOpts), vsServerJar == null ? null : vsServerJar.toAbsolutePath(), commitGapMs, registryTopics,
                 driverCpus == null ? null : cpuSplit(driverCpus));
@@ -305,9 +308,10 @@ public final class BenchMain implements Callable<Integer> {
     public Integer call() throws Exception {
         List<String> workloads = switch (workload) {
             case "all" -> List.of(CommitWorkload.NAME, RebalanceWorkload.NAME, FailoverWorkload.NAME, ScaleWorkload.NAME);
-            case "commit", "fetch", "heartbeat", "rebalance", "failover", "scale", "roll" -> List.of(workload);
+            case "commit", "fetch", "heartbeat", "rebalance", "failover", "restart", "scale", "roll" -> List.of(workload);
             default -> throw new CommandLine.ParameterException(new CommandLine(this),
-                    "workload must be commit, fetch, heartbeat, rebalance, failover, scale, roll or all; got " + workload);
+                    "workload must be commit, fetch, heartbeat, rebalance, failover, restart, scale, roll or all; got "
+                    + workload);
         };
         if (workloads.contains(CommitWorkload.HEARTBEAT) && (kafkaOnly || vsKafka)) {
             // Kafka's consumer heartbeats from its own thread on its own timer: there is no synchronous
@@ -507,6 +511,7 @@ public final class BenchMain implements Callable<Integer> {
                 case RebalanceWorkload.NAME -> RebalanceWorkload.run(target, o, results);
                 case FailoverWorkload.NAME -> FailoverWorkload.run(target, o, results,
                         system.equals("kafka") ? o.kafkaKills() : o.kills());
+                case RestartWorkload.NAME -> RestartWorkload.run(target, o, results, o.restarts());
                 case ScaleWorkload.NAME -> ScaleWorkload.run((CohortTarget) target, o, results);
                 case RollWorkload.NAME -> RollWorkload.run((CohortTarget) target, o, results);
                 default -> throw new IllegalArgumentException(workload);

@@ -33,6 +33,8 @@ record BenchOptions(
         long memberPollMs,
         int kills,
         int kafkaKills,
+        /** {@code --restarts}: the restart workload's whole-cluster restarts, per system. */
+        int restarts,
         int failoverCommitters,
         int preKillS,
         int observeS,

@@ -285,6 +285,18 @@ final class CohortTarget implements Target {
         cluster.awaitCaughtUp(nodeId, Duration.ofSeconds(options.catchUpTimeoutS()));
     }
 
+    @Override
+    public void startAll() {
+        cluster.startAll();
+    }
+
+    @Override
+    public void awaitAllCaughtUp() {
+        for (int nodeId : cluster.nodeIds()) {
+            cluster.awaitCaughtUp(nodeId, Duration.ofSeconds(options.catchUpTimeoutS()));
+        }
+    }
+
     /**
      * Leaders move back to their preferred nodes (>= 5 s after an election), so that the next kill
      * meets the same placement as the first.

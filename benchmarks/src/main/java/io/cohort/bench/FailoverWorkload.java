@@ -211,7 +211,7 @@ final class FailoverWorkload {
      * Waits until every committer has an acknowledgement after {@code tDead}, then 2 s more, at
      * least 5 s after the kill and at most {@code observe_s}. Returns the end of the observation.
      */
-    private static long observe(CommitterPool pool, long tKill, long tDead, BenchOptions o) {
+    static long observe(CommitterPool pool, long tKill, long tDead, BenchOptions o) {
         long min = tKill + 5_000_000_000L;
         long max = tKill + o.observeS() * 1_000_000_000L;
         long recoveredAt = -1;
@@ -227,7 +227,7 @@ final class FailoverWorkload {
         }
     }
 
-    private static long firstAfter(long[] acks, long t) {
+    static long firstAfter(long[] acks, long t) {
         for (long a : acks) {
             if (a > t) {
                 return a;

@@ -153,6 +153,20 @@ final class KafkaCluster implements AutoCloseable {
         awaitStarted(n, timeoutMs);
     }
 
+    /** Starts every stopped node on its data at once, then waits until each logs that it started. */
+    void startAll(long timeoutMs) throws IOException {
+        List<Node> launched = new ArrayList<>();
+        for (Node n : nodes.values()) {
+            if (!isRunning(n.id)) {
+                launch(n);
+                launched.add(n);
+            }
+        }
+        for (Node n : launched) {
+            awaitStarted(n, timeoutMs);
+        }
+    }
+
     /** SIGKILL ({@link Process#destroyForcibly()} is kill -9 on Linux), then waits for the exit. */
     void kill(int id) throws InterruptedException {
         Node n = nodes.get(id);

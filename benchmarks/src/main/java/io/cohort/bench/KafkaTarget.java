@@ -202,9 +202,28 @@ final class KafkaTarget implements Target {
     public void restartAndCatchUp(int nodeId) throws Exception {
         cluster.start(nodeId, 180_000);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(options.catchUpTimeoutS());
+        awaitRegistered(nodeId, deadline);
+        awaitOffsetsTopicInSync(deadline);
+    }
+
+    private void awaitRegistered(int nodeId, long deadline) throws Exception {
         while (admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).stream().noneMatch(n -> n.id() == nodeId)) {
             checkDeadline(deadline, "broker " + nodeId + " registered again");
             Machine.sleep(200);
+        }
+    }
+
+    @Override
+    public void startAll() throws Exception {
+        cluster.startAll(180_000);
+    }
+
+    /** Caught up = every broker registered again and every offsets partition has 3 in-sync replicas. */
+    @Override
+    public void awaitAllCaughtUp() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(options.catchUpTimeoutS());
+        for (int nodeId : nodeIds()) {
+            awaitRegistered(nodeId, deadline);
         }
         awaitOffsetsTopicInSync(deadline);
     }

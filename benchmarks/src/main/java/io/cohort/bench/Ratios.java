@@ -19,6 +19,8 @@ final class Ratios {
     }
 
     private static final Map<String, List<Figure>> FIGURES = new LinkedHashMap<>();
+    /** Workloads whose table row is their summary line (one line per kill or restart before it). */
+    private static final java.util.Set<String> SUMMARIZED = java.util.Set.of(FailoverWorkload.NAME, RestartWorkload.NAME);
 
     static {
         FIGURES.put("commit", List.of(new Figure("commits_per_s", true), new Figure("p50_ms", false),
@@ -32,6 +34,8 @@ final class Ratios {
                 new Figure("max_stall_any_committer_ms", false), new Figure("max_stall_unaffected_ms", false),
                 new Figure("max_stall_on_rejoin_ms", false),
                 new Figure("lost_acked_commits", false)));
+        FIGURES.put("restart", List.of(new Figure("serving_again_p50_ms", false),
+                new Figure("serving_again_max_ms", false), new Figure("lost_acked_commits", false)));
     }
 
     /** The table as text; also the rows as maps (for a file). Empty when no figure has both systems. */
@@ -162,13 +166,13 @@ final class Ratios {
 
     private static List<Map<String, Object>> select(List<Map<String, Object>> lines, String system, String workload) {
         return lines.stream().filter(l -> system.equals(l.get("system")) && workload.equals(l.get("workload"))
-                && !l.containsKey("error") && (!"failover".equals(workload) || Boolean.TRUE.equals(l.get("summary"))))
+                && !l.containsKey("error") && (!SUMMARIZED.contains(workload) || Boolean.TRUE.equals(l.get("summary"))))
                 .toList();
     }
 
     private static String param(Map<String, Object> line) {
         if (Boolean.TRUE.equals(line.get("summary"))) {
-            return "all kills";
+            return line.containsKey("restarts") ? "all restarts" : "all kills";
         }
         if (line.containsKey("c")) {
             return "C=" + line.get("c");

@@ -46,6 +46,22 @@ interface Target extends AutoCloseable {
     /** Starts the node again and waits until it serves and has caught up with the cluster. */
     void restartAndCatchUp(int nodeId) throws Exception;
 
+    /** SIGKILL of every node, one after the other without a pause; returns once every process is gone. */
+    default void killAll() throws Exception {
+        for (int nodeId : nodeIds()) {
+            kill(nodeId);
+        }
+    }
+
+    /**
+     * Starts every node at once on its data, as a supervisor does after a power loss; returns once
+     * every node reported that it serves (Cohort: SERVING on stdout; Kafka: its "started" line).
+     */
+    void startAll() throws Exception;
+
+    /** After {@link #startAll}: waits until every node has caught up, as {@link #restartAndCatchUp} does for one. */
+    void awaitAllCaughtUp() throws Exception;
+
     /**
      * After a restart: waits until the cluster is back in its normal shape (Cohort: every partition
      * led by its preferred node again); returns false if that did not happen in time.
