@@ -74,6 +74,7 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
     public static final String ELECTION_TIMEOUT_MIN_MS = "raft.election.timeout.min.ms";
     public static final String ELECTION_TIMEOUT_MAX_MS = "raft.election.timeout.max.ms";
     public static final String SNAPSHOT_EVERY_ENTRIES = "raft.snapshot.every.entries";
+    public static final String SNAPSHOT_MIN_ENTRIES = "raft.snapshot.min.entries";
     public static final String BATCH_MAX_COMMANDS = "raft.batch.max.commands";
     public static final String BATCH_MAX_IN_FLIGHT_ENTRIES = "raft.batch.max.inflight.entries";
     public static final String LOG_METADATA_ENABLED = "raft.log.metadata.enabled";
@@ -133,7 +134,7 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
     public static final String JOIN = "cluster.join";
     public static final List<String> KEYS = List.of(NODE_ID, CLUSTER_ID, PEERS, JOIN, DATA_DIR, LOG_DIR, PARTITIONS,
             REPLICATION_FACTOR, RACKS,
-            METRICS_PORT, ELECTION_TIMEOUT_MIN_MS, ELECTION_TIMEOUT_MAX_MS, SNAPSHOT_EVERY_ENTRIES,
+            METRICS_PORT, ELECTION_TIMEOUT_MIN_MS, ELECTION_TIMEOUT_MAX_MS, SNAPSHOT_EVERY_ENTRIES, SNAPSHOT_MIN_ENTRIES,
             BATCH_MAX_COMMANDS, BATCH_MAX_IN_FLIGHT_ENTRIES, LOG_METADATA_ENABLED, APPENDER_WAIT_MIN_MS,
             BATCH_LINGER_MAX_US, LOG_FSYNC_BEFORE_ACK,
             AUTO_LEADER_REBALANCE_ENABLE, ELECTION_ON_LEADER_EXIT, LEADER_WARMUP_ENABLED, RPC_OFFSET_COMMIT_INLINE,
@@ -191,6 +192,7 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
         out.put(ELECTION_TIMEOUT_MIN_MS, Integer.toString(raftTuning.electionTimeoutMinMs()));
         out.put(ELECTION_TIMEOUT_MAX_MS, Integer.toString(raftTuning.electionTimeoutMaxMs()));
         out.put(SNAPSHOT_EVERY_ENTRIES, Long.toString(raftTuning.snapshotEveryEntries()));
+        out.put(SNAPSHOT_MIN_ENTRIES, Long.toString(raftTuning.snapshotMinEntries()));
         out.put(BATCH_MAX_COMMANDS, Integer.toString(raftTuning.maxBatchCommands()));
         out.put(BATCH_MAX_IN_FLIGHT_ENTRIES, Integer.toString(raftTuning.maxInFlightEntries()));
         out.put(LOG_METADATA_ENABLED, Boolean.toString(raftTuning.logMetadataEnabled()));

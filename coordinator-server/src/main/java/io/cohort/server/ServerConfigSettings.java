@@ -194,6 +194,7 @@ final class ServerConfigSettings {
                     + source(ELECTION_TIMEOUT_MIN_MS) + ")");
         }
         long snapshotEvery = longValue(SNAPSHOT_EVERY_ENTRIES, defaults.snapshotEveryEntries(), 1, Long.MAX_VALUE);
+        long snapshotMin = longValue(SNAPSHOT_MIN_ENTRIES, defaults.snapshotMinEntries(), 1, Long.MAX_VALUE);
         int batchCommands = intValue(BATCH_MAX_COMMANDS, defaults.maxBatchCommands(), 1, 65_536);
         int inFlight = intValue(BATCH_MAX_IN_FLIGHT_ENTRIES, defaults.maxInFlightEntries(), 1, 1_024);
         boolean logMetadata = booleanValue(LOG_METADATA_ENABLED, defaults.logMetadataEnabled());
@@ -203,7 +204,7 @@ final class ServerConfigSettings {
         boolean rebalance = booleanValue(AUTO_LEADER_REBALANCE_ENABLE, defaults.leaderRebalanceEnabled());
         boolean electOnExit = booleanValue(ELECTION_ON_LEADER_EXIT, defaults.electionOnLeaderExit());
         return defaults.toBuilder().electionTimeouts(minMs, maxMs).snapshotEveryEntries(snapshotEvery)
-                .batching(batchCommands, inFlight).logMetadataEnabled(logMetadata).fsyncBeforeAck(fsyncBeforeAck)
+                .snapshotMinEntries(snapshotMin)                .batching(batchCommands, inFlight).logMetadataEnabled(logMetadata).fsyncBeforeAck(fsyncBeforeAck)
                 .appenderWaitMinMs(appenderWaitMs).batchLingerMaxMicros(lingerMicros)
                 .leaderRebalanceEnabled(rebalance).electionOnLeaderExit(electOnExit).build();
     }

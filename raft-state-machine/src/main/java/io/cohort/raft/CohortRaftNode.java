@@ -504,7 +504,8 @@ public final class CohortRaftNode implements AutoCloseable {
     }
 
     PartitionStateMachine newStateMachine(int partition) {
-        return new PartitionStateMachine(partition, new GroupCoordinatorShard(spec().groupConfig()), hooks, clientId);
+        return new PartitionStateMachine(partition, new GroupCoordinatorShard(spec().groupConfig()), hooks, clientId,
+                tuning.snapshotMinEntries());
     }
 
     /**

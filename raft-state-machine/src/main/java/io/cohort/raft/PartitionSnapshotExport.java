@@ -12,12 +12,7 @@ import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicLong;
-import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftClientReply;
-import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.protocol.SnapshotManagementRequest;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 
@@ -41,22 +36,8 @@ import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
  * caller's snapshot; step 3's check catches that, and {@link #export} retries once.
  */
 public final class PartitionSnapshotExport {
-    private static final ClientId EXPORT_CLIENT_ID = ClientId.randomId();
-    private static final AtomicLong CALL_IDS = new AtomicLong();
-    /**
-     * Where the snapshot requests are made. {@code snapshotManagementAsync} blocks its caller until
-     * Ratis has the division's lock, so it must never run on a Ratis thread: the first snapshot's
-     * reply, which a retry continues from, completes on Ratis's apply thread. The read barrier
-     * completes on the read-completion threads ({@link CohortRaftNode#readAnyReplica}), safe from
-     * that, but shared by every read of the node, so the request leaves them too. (Made on the
-     * thread completing the barrier when that was Ratis's, a request deadlocked a replica stepping
-     * down: {@code ReadCompletionDeadlockTest}.)
-     */
-    private static final Executor SNAPSHOT_REQUESTS = Executors.newSingleThreadExecutor(r -> {
-        Thread thread = new Thread(r, "cohort-snapshot-request");
-        thread.setDaemon(true);
-        return thread;
-    });
+    /** Where the snapshot requests are made: {@link SnapshotRequests#EXECUTOR}, never a Ratis thread. */
+    private static final Executor SNAPSHOT_REQUESTS = SnapshotRequests.EXECUTOR;
 
     private PartitionSnapshotExport() {
     }
@@ -102,10 +83,8 @@ public final class PartitionSnapshotExport {
     private static CompletableFuture<Export> snapshotAtLeast(CohortRaftNode node, PartitionStateMachine stateMachine,
                                                              TermIndex barrier, long timeoutMs) {
         int partition = stateMachine.partition();
-        SnapshotManagementRequest request = SnapshotManagementRequest.newCreate(EXPORT_CLIENT_ID,
-                RaftPeerId.valueOf(node.spec().peer(node.nodeId()).peerId()), node.spec().raftGroupId(partition),
-                CALL_IDS.incrementAndGet(), timeoutMs, 1);
-        CompletableFuture<RaftClientReply> reply = node.raftServer().snapshotManagementAsync(request);
+        CompletableFuture<RaftClientReply> reply = SnapshotRequests.create(node.raftServer(),
+                node.spec().raftGroupId(partition), timeoutMs);
         return reply.thenApply(r -> {
             if (!r.isSuccess()) {
                 throw new IllegalStateException(new IOException("partition " + partition + ": Ratis could not take"

@@ -23,6 +23,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.apache.ratis.io.MD5Hash;
@@ -100,6 +101,11 @@ public final class PartitionStateMachine extends BaseStateMachine {
         }
     }
 
+    /** How long a snapshot request of the replay bound may wait for Ratis. */
+    private static final long BOUND_SNAPSHOT_TIMEOUT_MS = 60_000;
+    /** The replay bound's snapshots below this size are logged at DEBUG: routine, and frequent under load. */
+    private static final long ROUTINE_SNAPSHOT_MAX_BYTES = 1L << 20;
+
     private final int partition;
     private final GroupCoordinatorShard shard;
     private final Hooks hooks;
@@ -111,12 +117,27 @@ public final class PartitionStateMachine extends BaseStateMachine {
     /** A sequence lock around apply: odd while an entry is being applied (for consistent digests). */
     private final AtomicLong applySequence = new AtomicLong();
     private final ConcurrentHashMap<Long, Runnable> pendingReads = new ConcurrentHashMap<>();
+    /** When a snapshot is due before Ratis's entry count asks for one (apply thread only). */
+    private final LogReplayBound replayBound;
+    /** Whether a snapshot the replay bound asked for is still to be taken (set by apply, cleared by the reply). */
+    private final AtomicBoolean boundSnapshotRequested = new AtomicBoolean();
 
+    /** A replica that snapshots only when Ratis's entry count (or a request) asks. */
     public PartitionStateMachine(int partition, GroupCoordinatorShard shard, Hooks hooks, ClientId proposerClientId) {
+        this(partition, shard, hooks, proposerClientId, Long.MAX_VALUE);
+    }
+
+    /**
+     * {@code snapshotMinEntries}: also snapshot once that many entries since the last snapshot hold
+     * as many bytes as it ({@link LogReplayBound}; {@code raft.snapshot.min.entries}).
+     */
+    public PartitionStateMachine(int partition, GroupCoordinatorShard shard, Hooks hooks, ClientId proposerClientId,
+                                 long snapshotMinEntries) {
         this.partition = partition;
         this.shard = shard;
         this.hooks = hooks;
         this.proposerClientId = proposerClientId;
+        this.replayBound = new LogReplayBound(snapshotMinEntries);
     }
 
     public int partition() {
@@ -218,7 +239,38 @@ public final class PartitionStateMachine extends BaseStateMachine {
         hooks.onApplied(partition, entry.getIndex(),
                 ClientId.valueOf(entry.getStateMachineLogEntry().getClientId()),
                 entry.getStateMachineLogEntry().getCallId(), results);
+        if (replayBound.onApplied(data.size())) {
+            requestBoundSnapshot();
+        }
         return CompletableFuture.completedFuture(Message.EMPTY);
+    }
+
+    /**
+     * Asks Ratis for a snapshot of this replica (taken on this apply thread at its next pass) unless
+     * one asked for by the replay bound is still to come. A failed request is asked again after
+     * the next entry; Ratis's own entry count still takes one meanwhile.
+     */
+    private void requestBoundSnapshot() {
+        if (!boundSnapshotRequested.compareAndSet(false, true)) {
+            return;
+        }
+        LOG.debug("partition {}: {} entries ({} bytes) applied since the last snapshot; asking for one", partition,
+                replayBound.entriesSinceSnapshot(), replayBound.bytesSinceSnapshot());
+        SnapshotRequests.EXECUTOR.execute(() -> {
+            try {
+                SnapshotRequests.create(getServer().join(), getGroupId(), BOUND_SNAPSHOT_TIMEOUT_MS)
+                        .whenComplete((reply, failure) -> {
+                            boundSnapshotRequested.set(false);
+                            if (failure != null || !reply.isSuccess()) {
+                                LOG.debug("partition {}: the snapshot request was not served: {}", partition,
+                                        failure != null ? failure.toString() : reply.getException());
+                            }
+                        });
+            } catch (RuntimeException e) { // a replica closing: the next one asks again
+                boundSnapshotRequested.set(false);
+                LOG.debug("partition {}: cannot ask for a snapshot: {}", partition, e.toString());
+            }
+        });
     }
 
     private void skipUndecodable(LogEntryProto entry, RuntimeException cause) {
@@ -297,9 +349,19 @@ public final class PartitionStateMachine extends BaseStateMachine {
             throw e;
         }
         storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(snapshotFile.toPath(), md5), last));
-        LOG.info("partition {}: snapshot at {} ({} groups, {} offsets, {} bytes) in {} ms", partition, last,
-                shard.groupCount(), shard.offsetCount(), Files.size(snapshotFile.toPath()),
-                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
+        long bytes = Files.size(snapshotFile.toPath());
+        long entriesSince = replayBound.entriesSinceSnapshot();
+        replayBound.onSnapshot(bytes);
+        // The replay bound's snapshots of a small state come every few seconds under load: not a line each.
+        boolean routine = boundSnapshotRequested.get() && bytes < ROUTINE_SNAPSHOT_MAX_BYTES;
+        String line = "partition {}: snapshot at {} ({} groups, {} offsets, {} bytes, {} entries after the last) in {} ms";
+        Object[] args = {partition, last, shard.groupCount(), shard.offsetCount(), bytes, entriesSince,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos)};
+        if (routine) {
+            LOG.debug(line, args);
+        } else {
+            LOG.info(line, args);
+        }
         return last.getIndex();
     }
 
@@ -322,6 +384,7 @@ public final class PartitionStateMachine extends BaseStateMachine {
         }
         shard.restore(loaded.records());
         setLastAppliedTermIndex(snapshot.getTermIndex());
+        replayBound.onSnapshot(Files.size(path));
         // Not TermIndex's toString: it prints the (0, 0) of a new replica (NewReplicas) as "<PROTO_DEFAULT>".
         LOG.info("partition {}: loaded snapshot at (t:{}, i:{}) ({} groups, {} offsets)", partition,
                 snapshot.getTerm(), snapshot.getIndex(), shard.groupCount(), shard.offsetCount());

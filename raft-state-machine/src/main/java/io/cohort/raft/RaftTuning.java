@@ -67,6 +67,14 @@ public final class RaftTuning {
         return values.snapshotEveryEntries;
     }
 
+    /**
+     * A replica also takes a snapshot once this many entries since its last one hold as many bytes
+     * as that snapshot ({@link LogReplayBound}): bounds what a restart applies again.
+     */
+    public long snapshotMinEntries() {
+        return values.snapshotMinEntries;
+    }
+
     /** Snapshots kept on disk per partition. */
     public int snapshotRetentionFiles() {
         return values.snapshotRetentionFiles;
@@ -237,6 +245,7 @@ public final class RaftTuning {
         private int rpcRequestTimeoutMs = 3_000;
         private int leaderStepDownWaitMs = 1_000;
         private long snapshotEveryEntries = 10_000;
+        private long snapshotMinEntries = 1_000;
         private int snapshotRetentionFiles = 2;
         private long segmentSizeMaxBytes = 32L << 20;
         private long preallocatedBytes = 1L << 20;
@@ -298,6 +307,11 @@ public final class RaftTuning {
 
         public Builder snapshotEveryEntries(long entries) {
             this.snapshotEveryEntries = entries;
+            return this;
+        }
+
+        public Builder snapshotMinEntries(long entries) {
+            this.snapshotMinEntries = entries;
             return this;
         }
 
@@ -400,6 +414,10 @@ public final class RaftTuning {
             if (appenderWaitMinMs < 0 || batchLingerMaxMicros < 0) {
                 throw new IllegalArgumentException("appender wait and batch linger must be >= 0, got "
                         + appenderWaitMinMs + " ms and " + batchLingerMaxMicros + " us");
+            }
+            if (snapshotEveryEntries < 1 || snapshotMinEntries < 1) {
+                throw new IllegalArgumentException("snapshot entry counts must be >= 1, got every "
+                        + snapshotEveryEntries + ", min " + snapshotMinEntries);
             }
             if (applyStallMs <= 0) {
                 throw new IllegalArgumentException("the apply stall report must be > 0 ms, got " + applyStallMs);

@@ -47,6 +47,12 @@ public record ChaosConfig(int nodes, int partitions, Duration faultPhase, long s
      * seconds by a snapshot write, not only once Ratis's preallocated log space runs out.
      */
     public static final long SNAPSHOT_EVERY_ENTRIES = 500;
+    /**
+     * The replay bound's minimum ({@code raft.snapshot.min.entries}) in chaos runs, below
+     * {@link #SNAPSHOT_EVERY_ENTRIES}: while the state is small, most snapshots are the ones a replica
+     * asks Ratis for itself, so that path meets the faults too (leader changes, installs, stops).
+     */
+    public static final long SNAPSHOT_MIN_ENTRIES = 200;
 
     /** The short scenario of {@code mvn -B verify}: 3 nodes, about two minutes of faults, one node replaced. */
     public static ChaosConfig shortScenario(long seed, Path reportDir) {

@@ -84,6 +84,7 @@ public final class ChaosRunner {
                 // The fence probe uses a 3 s session; Kafka's default minimum is 6 s.
                 .set("group.min.session.timeout.ms", 1_000)
                 .set("raft.snapshot.every.entries", ChaosConfig.SNAPSHOT_EVERY_ENTRIES)
+                .set("raft.snapshot.min.entries", ChaosConfig.SNAPSHOT_MIN_ENTRIES)
                 // Consumer-protocol sessions as long as the classic members' (longer than any fault).
                 .set("group.consumer.session.timeout.ms", ChaosConfig.SESSION_TIMEOUT.toMillis())
                 .set("group.consumer.heartbeat.interval.ms", 1_000)
