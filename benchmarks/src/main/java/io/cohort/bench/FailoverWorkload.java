@@ -40,9 +40,7 @@ final class FailoverWorkload {
         int unrecovered = 0;
         String watchedGroup = WATCHED;
         String system = target.system();
-        try (CommitterPool pool = new CommitterPool(target, o.failoverCommitters(), "bench-g-")) {
-            Machine.log(system + " failover: " + o.failoverCommitters() + " committers, warm-up " + o.warmupS() + " s");
-            Machine.sleep(o.warmupS() * 1000L);
+        try (CommitterPool pool = warmCommitters(target, o, NAME)) {
             for (int kill = 1; kill <= kills; kill++) {
                 Map<String, Object> line = results.line(system, NAME);
                 line.put("kill", kill);
@@ -205,6 +203,15 @@ final class FailoverWorkload {
                 results.fail(system, NAME, finalLost + " acknowledged commits lost (final check)");
             }
         }
+    }
+
+    /** The {@code failover_committers} committers of {@code workload}, started, after the warm-up of {@code warmup_s}. */
+    static CommitterPool warmCommitters(Target target, BenchOptions o, String workload) {
+        CommitterPool pool = new CommitterPool(target, o.failoverCommitters(), "bench-g-");
+        Machine.log(target.system() + " " + workload + ": " + o.failoverCommitters() + " committers, warm-up "
+                + o.warmupS() + " s");
+        Machine.sleep(o.warmupS() * 1000L);
+        return pool;
     }
 
     /**

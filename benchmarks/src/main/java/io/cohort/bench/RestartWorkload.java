@@ -32,9 +32,7 @@ final class RestartWorkload {
         List<Double> servingAgain = new ArrayList<>();
         int unrecovered = 0;
         long lostDuringRun = 0;
-        try (CommitterPool pool = new CommitterPool(target, o.failoverCommitters(), "bench-g-")) {
-            Machine.log(system + " restart: " + o.failoverCommitters() + " committers, warm-up " + o.warmupS() + " s");
-            Machine.sleep(o.warmupS() * 1000L);
+        try (CommitterPool pool = FailoverWorkload.warmCommitters(target, o, NAME)) {
             for (int restart = 1; restart <= restarts; restart++) {
                 Map<String, Object> line = results.line(system, NAME);
                 line.put("restart", restart);

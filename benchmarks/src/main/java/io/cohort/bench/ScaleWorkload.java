@@ -46,7 +46,7 @@ import java.util.stream.Stream;
 final class ScaleWorkload {
     static final String NAME = "scale";
     private static final String TOPIC = "bench-topic";
-    private static final Pattern SNAPSHOT_TAKEN = Pattern.compile("partition (\\d+): snapshot at .*?(\\d+) bytes\\)");
+    private static final Pattern SNAPSHOT_TAKEN = Pattern.compile("partition (\\d+): snapshot at .*?(\\d+) bytes[,)]");
     private static final Pattern SNAPSHOT_MS = Pattern.compile("snapshot at .* in (\\d+) ms");
     /** A snapshot with entries loaded: not the empty one a new replica starts from (index 0, NewReplicas). */
     private static final Pattern SNAPSHOT_LOADED = Pattern.compile("loaded snapshot at \\(t:\\d+, i:[1-9]");

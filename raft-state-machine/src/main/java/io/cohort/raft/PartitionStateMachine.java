@@ -103,6 +103,12 @@ public final class PartitionStateMachine extends BaseStateMachine {
 
     /** How long a snapshot request of the replay bound may wait for Ratis. */
     private static final long BOUND_SNAPSHOT_TIMEOUT_MS = 60_000;
+    /**
+     * The largest state (groups and offsets) the replay bound asks a snapshot of: about 0.6 MB of
+     * snapshot (63 bytes a record in the scale workload's), written in milliseconds. A larger state
+     * is snapshotted at Ratis's entry count only ({@link LogReplayBound}: why).
+     */
+    static final long REPLAY_BOUND_MAX_STATE_RECORDS = 10_000;
     /** The replay bound's snapshots below this size are logged at DEBUG: routine, and frequent under load. */
     private static final long ROUTINE_SNAPSHOT_MAX_BYTES = 1L << 20;
 
@@ -137,7 +143,7 @@ public final class PartitionStateMachine extends BaseStateMachine {
         this.shard = shard;
         this.hooks = hooks;
         this.proposerClientId = proposerClientId;
-        this.replayBound = new LogReplayBound(snapshotMinEntries);
+        this.replayBound = new LogReplayBound(snapshotMinEntries, REPLAY_BOUND_MAX_STATE_RECORDS);
     }
 
     public int partition() {
@@ -239,7 +245,7 @@ public final class PartitionStateMachine extends BaseStateMachine {
         hooks.onApplied(partition, entry.getIndex(),
                 ClientId.valueOf(entry.getStateMachineLogEntry().getClientId()),
                 entry.getStateMachineLogEntry().getCallId(), results);
-        if (replayBound.onApplied(data.size())) {
+        if (replayBound.onApplied(data.size(), shard.stateRecords())) {
             requestBoundSnapshot();
         }
         return CompletableFuture.completedFuture(Message.EMPTY);

@@ -84,6 +84,37 @@ class SnapshotReplayBoundTest {
         }
     }
 
+    @Test
+    void aStateOfManyRecordsIsLeftToRatissEntryCount() throws Exception {
+        try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS, TUNING)) {
+            CohortRaftNode leader = cluster.leaderOf(0);
+            // More groups and offsets than the bound asks snapshots of, in three entries.
+            long records = PartitionStateMachine.REPLAY_BOUND_MAX_STATE_RECORDS + 1;
+            for (int group = 0; group < 3; group++) {
+                commit(leader, manyOffsets("many-" + group, (int) (records / 3 + 1)));
+            }
+            for (int i = 0; i < 3 * MIN_ENTRIES; i++) {
+                commit(leader, Commands.simpleCommit("small", "t", 0, i));
+            }
+            cluster.awaitReplicasConverged(0);
+            for (CohortRaftNode node : cluster.runningNodes()) {
+                assertThat(node.shard(0).stateRecords()).isGreaterThan(PartitionStateMachine.REPLAY_BOUND_MAX_STATE_RECORDS);
+                // Entries and bytes enough for the bound (the last snapshot is the empty one at 0): none.
+                assertThat(node.status(0).snapshotIndex()).as("node %d", node.nodeId()).isZero();
+            }
+        }
+    }
+
+    /** One OffsetCommit of {@code partitions} partitions without metadata. */
+    private static Command.OffsetCommit manyOffsets(String groupId, int partitions) {
+        List<Command.PartitionCommit> commits = new ArrayList<>();
+        for (int p = 0; p < partitions; p++) {
+            commits.add(new Command.PartitionCommit(p, 1, -1, null));
+        }
+        return new Command.OffsetCommit(groupId, -1, "", null, -1L, List.of(new Command.TopicCommit("many", commits)),
+                Command.OFFSET_COMMIT_LATEST_VERSION);
+    }
+
     /** One OffsetCommit of {@code partitions} partitions from {@code first}, each with 4,000 bytes of metadata. */
     private static Command.OffsetCommit bigCommit(String groupId, int first, int partitions) {
         List<Command.PartitionCommit> commits = new ArrayList<>();

@@ -511,6 +511,14 @@ public final class GroupCoordinatorShard {
     }
 
     /**
+     * Groups and committed offsets held, in O(1) (unlike {@link #offsetCount()}, which walks every
+     * group): about how many records a snapshot of this shard writes. Apply thread only.
+     */
+    public long stateRecords() {
+        return groups.size() + usage.offsets();
+    }
+
+    /**
      * Metadata bytes held (offset metadata chars, member protocol metadata and assignments), as
      * counted against offsets.partition.max.metadata.bytes. Apply thread only.
      */
