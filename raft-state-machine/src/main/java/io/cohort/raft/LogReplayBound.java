@@ -9,10 +9,10 @@ package io.cohort.raft;
  * <p>Why: after a SIGKILL a replica applies every entry after its snapshot again before it can
  * lead (docs/OPERATIONS.md, "How long a restart takes"), on a JVM that has not compiled the apply
  * path yet, beside the other nodes doing the same after a whole-cluster restart. Replaying the log
- * costs at least what loading a snapshot of the same bytes does (each entry is decoded and applied
- * command by command; the snapshot holds each group and offset once, however often it changed), so
- * once the log since the snapshot outweighs it, a new snapshot shortens every later restart, for
- * one write of at most as many bytes as the log took. {@code minEntries} keeps the snapshots of a
+ * costs about what loading a snapshot of the same bytes does, and more when the entries rewrite the
+ * same offsets (each entry is decoded and applied command by command; the snapshot holds each group
+ * and offset once, however often it changed), so once the log since the snapshot outweighs it, a
+ * new snapshot shortens every later restart, for one write of at most as many bytes as the log took. {@code minEntries} keeps the snapshots of a
  * tiny state from following each other: each one purges the log, so a follower further behind gets
  * the snapshot installed instead of the entries.
  *
