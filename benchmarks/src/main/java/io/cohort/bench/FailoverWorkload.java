@@ -139,11 +139,7 @@ final class FailoverWorkload {
                 line.put("lost_acked_commits", lost);
                 line.put("failed_commits", failedInKill);
                 line.put("restart_to_caught_up_ms", restartMs);
-                line.put("warmup_s", o.warmupS());
-                line.put("measure_s", Json.round((tEnd - tKill) / 1e9, 1));
-                line.put("timeline_bucket_ms", BUCKET_MS);
-                line.put("timeline_start_ms", -o.preKillS() * 1000L);
-                line.put("timeline_commits_per_s", timeline(acks, tKill - o.preKillS() * 1_000_000_000L, tEnd));
+                putWindow(line, o, acks, tKill, tKill, tEnd);
                 line.put("cluster", target.describe());
                 results.emit(line);
                 if (restartFailure != null) {
@@ -203,6 +199,20 @@ final class FailoverWorkload {
                 results.fail(system, NAME, finalLost + " acknowledged commits lost (final check)");
             }
         }
+    }
+
+    /**
+     * The figures of one kill's (or restart's) window: the warm-up, {@code measure_s} from
+     * {@code tMeasured} to {@code tEnd}, and the acknowledgements per second from {@code pre_kill_s}
+     * before {@code tKill} to {@code tEnd}.
+     */
+    static void putWindow(Map<String, Object> line, BenchOptions o, List<long[]> acks, long tKill, long tMeasured,
+                          long tEnd) {
+        line.put("warmup_s", o.warmupS());
+        line.put("measure_s", Json.round((tEnd - tMeasured) / 1e9, 1));
+        line.put("timeline_bucket_ms", BUCKET_MS);
+        line.put("timeline_start_ms", -o.preKillS() * 1000L);
+        line.put("timeline_commits_per_s", timeline(acks, tKill - o.preKillS() * 1_000_000_000L, tEnd));
     }
 
     /** The {@code failover_committers} committers of {@code workload}, started, after the warm-up of {@code warmup_s}. */
