@@ -27,6 +27,12 @@ package io.cohort.raft;
  * loads snapshots there).
  */
 final class LogReplayBound {
+    /**
+     * The largest state (groups and offsets) asked a snapshot of: about 0.6 MB of snapshot at the
+     * 58-63 bytes a record of the scale workload's snapshots.
+     */
+    static final long SMALL_STATE_MAX_RECORDS = 10_000;
+
     private final long minEntries;
     private final long maxStateRecords;
     private long entriesSinceSnapshot;

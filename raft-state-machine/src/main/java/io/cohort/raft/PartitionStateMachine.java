@@ -103,12 +103,6 @@ public final class PartitionStateMachine extends BaseStateMachine {
 
     /** How long a snapshot request of the replay bound may wait for Ratis. */
     private static final long BOUND_SNAPSHOT_TIMEOUT_MS = 60_000;
-    /**
-     * The largest state (groups and offsets) the replay bound asks a snapshot of: about 0.6 MB of
-     * snapshot (63 bytes a record in the scale workload's), written in milliseconds. A larger state
-     * is snapshotted at Ratis's entry count only ({@link LogReplayBound}: why).
-     */
-    static final long REPLAY_BOUND_MAX_STATE_RECORDS = 10_000;
     /** The replay bound's snapshots below this size are logged at DEBUG: routine, and frequent under load. */
     private static final long ROUTINE_SNAPSHOT_MAX_BYTES = 1L << 20;
 
@@ -128,14 +122,10 @@ public final class PartitionStateMachine extends BaseStateMachine {
     /** Whether a snapshot the replay bound asked for is still to be taken (set by apply, cleared by the reply). */
     private final AtomicBoolean boundSnapshotRequested = new AtomicBoolean();
 
-    /** A replica that snapshots only when Ratis's entry count (or a request) asks. */
-    public PartitionStateMachine(int partition, GroupCoordinatorShard shard, Hooks hooks, ClientId proposerClientId) {
-        this(partition, shard, hooks, proposerClientId, Long.MAX_VALUE);
-    }
-
     /**
      * {@code snapshotMinEntries}: also snapshot once that many entries since the last snapshot hold
-     * as many bytes as it ({@link LogReplayBound}; {@code raft.snapshot.min.entries}).
+     * as many bytes as it, while the state is small ({@link LogReplayBound}; {@code
+     * raft.snapshot.min.entries}; {@link Long#MAX_VALUE}: only when Ratis's entry count or a request asks).
      */
     public PartitionStateMachine(int partition, GroupCoordinatorShard shard, Hooks hooks, ClientId proposerClientId,
                                  long snapshotMinEntries) {
@@ -143,7 +133,7 @@ public final class PartitionStateMachine extends BaseStateMachine {
         this.shard = shard;
         this.hooks = hooks;
         this.proposerClientId = proposerClientId;
-        this.replayBound = new LogReplayBound(snapshotMinEntries, REPLAY_BOUND_MAX_STATE_RECORDS);
+        this.replayBound = new LogReplayBound(snapshotMinEntries, LogReplayBound.SMALL_STATE_MAX_RECORDS);
     }
 
     public int partition() {

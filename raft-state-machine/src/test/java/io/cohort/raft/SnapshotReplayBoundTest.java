@@ -89,7 +89,7 @@ class SnapshotReplayBoundTest {
         try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS, TUNING)) {
             CohortRaftNode leader = cluster.leaderOf(0);
             // More groups and offsets than the bound asks snapshots of, in three entries.
-            long records = PartitionStateMachine.REPLAY_BOUND_MAX_STATE_RECORDS + 1;
+            long records = LogReplayBound.SMALL_STATE_MAX_RECORDS + 1;
             for (int group = 0; group < 3; group++) {
                 commit(leader, manyOffsets("many-" + group, (int) (records / 3 + 1)));
             }
@@ -98,7 +98,7 @@ class SnapshotReplayBoundTest {
             }
             cluster.awaitReplicasConverged(0);
             for (CohortRaftNode node : cluster.runningNodes()) {
-                assertThat(node.shard(0).stateRecords()).isGreaterThan(PartitionStateMachine.REPLAY_BOUND_MAX_STATE_RECORDS);
+                assertThat(node.shard(0).stateRecords()).isGreaterThan(LogReplayBound.SMALL_STATE_MAX_RECORDS);
                 // Entries and bytes enough for the bound (the last snapshot is the empty one at 0): none.
                 assertThat(node.status(0).snapshotIndex()).as("node %d", node.nodeId()).isZero();
             }
