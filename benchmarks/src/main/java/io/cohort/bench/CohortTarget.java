@@ -449,6 +449,10 @@ final class CohortTarget implements Target {
         d.put("node_jvm_args", String.join(" ", jvmArgs));
         if (system.equals(VARIANT) && options.variantServerJar() != null) {
             d.put("server_jar", options.variantServerJar().toString());
+        } else if (!system.equals(VARIANT)
+                && !options.serverJar().endsWith(java.nio.file.Path.of("coordinator-server/target/cohort-server.jar"))) {
+            // --server-jar: git_rev names the tree the bench ran from, not the nodes' build.
+            d.put("server_jar", options.serverJar().toString());
         }
         if (options.cpuSplit() != null) {
             options.cpuSplit().describeInto(d);

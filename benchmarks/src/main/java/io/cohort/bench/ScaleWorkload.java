@@ -29,6 +29,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
 
 /**
  * The scale goal of docs/BENCHMARKS.md (Cohort only: the anchor has no such figure): {@code groups}
@@ -48,6 +50,12 @@ final class ScaleWorkload {
     private static final String TOPIC = "bench-topic";
     private static final Pattern SNAPSHOT_TAKEN = Pattern.compile("partition (\\d+): snapshot at .*?(\\d+) bytes[,)]");
     private static final Pattern SNAPSHOT_MS = Pattern.compile("snapshot at .* in (\\d+) ms");
+    /**
+     * How long a snapshot held its partition's apply thread: the cut of one written beside it, one
+     * written on it (asked for), or, in the lines of builds before the writer, the whole snapshot.
+     */
+    private static final Pattern SNAPSHOT_APPLY_MS = Pattern.compile("snapshot at .*(?:cut in (\\d+) ms on the apply"
+            + " thread|on the apply thread in (\\d+) ms|entries after the last\\) in (\\d+) ms)");
     /** A snapshot with entries loaded: not the empty one a new replica starts from (index 0, NewReplicas). */
     private static final Pattern SNAPSHOT_LOADED = Pattern.compile("loaded snapshot at \\(t:\\d+, i:[1-9]");
     /**
@@ -97,6 +105,8 @@ final class ScaleWorkload {
         Set<Long> unacknowledged = ConcurrentHashMap.newKeySet();
         AtomicLong nextGroup = new AtomicLong();
         AtomicLong done = new AtomicLong();
+        // Each acknowledged commit's latency (send to acknowledgement, microseconds).
+        Recorder latencies = new Recorder(3);
         long t0 = System.nanoTime();
         ExecutorService pool = Executors.newFixedThreadPool(o.scaleThreads());
         List<Future<?>> futures = new ArrayList<>();
@@ -109,7 +119,9 @@ final class ScaleWorkload {
                     boolean ok = false;
                     for (int attempt = 0; attempt < 3 && !ok; attempt++) {
                         try {
+                            long sent = System.nanoTime();
                             client.commitOffsets(group, offsets);
+                            latencies.recordValue(Math.max(1, (System.nanoTime() - sent) / 1_000));
                             ok = true;
                         } catch (RuntimeException e) {
                             Machine.log("cohort scale: commit of " + group + " failed: " + e.getMessage());
@@ -135,6 +147,11 @@ final class ScaleWorkload {
         line.put("load_commits_per_s", Json.round(o.groups() / loadS, 0));
         line.put("load_offsets_per_s", Json.round((double) o.groups() * o.offsetsPerGroup() / loadS, 0));
         line.put("failed_commits", unacknowledged.size());
+        Histogram load = latencies.getIntervalHistogram();
+        line.put("load_commit_p50_ms", CommitWorkload.ms(load.getValueAtPercentile(50)));
+        line.put("load_commit_p99_ms", CommitWorkload.ms(load.getValueAtPercentile(99)));
+        line.put("load_commit_p999_ms", CommitWorkload.ms(load.getValueAtPercentile(99.9)));
+        line.put("load_commit_max_ms", CommitWorkload.ms(load.getMaxValue()));
         for (int id : cluster.nodeIds()) {
             cluster.awaitCaughtUp(id, Duration.ofSeconds(o.catchUpTimeoutS()));
         }
@@ -281,6 +298,7 @@ final class ScaleWorkload {
         Map<String, Object> m = new LinkedHashMap<>();
         long taken = 0;
         List<Long> durations = new ArrayList<>();
+        List<Long> applyHolds = new ArrayList<>();
         for (int id : cluster.nodeIds()) {
             for (String l : ownLines(logLines(cluster, id))) {
                 if (SNAPSHOT_TAKEN.matcher(l).find()) {
@@ -290,11 +308,22 @@ final class ScaleWorkload {
                 if (ms.find()) {
                     durations.add(Long.parseLong(ms.group(1)));
                 }
+                Matcher hold = SNAPSHOT_APPLY_MS.matcher(l);
+                if (hold.find()) {
+                    for (int g = 1; g <= hold.groupCount(); g++) {
+                        if (hold.group(g) != null) {
+                            applyHolds.add(Long.parseLong(hold.group(g)));
+                        }
+                    }
+                }
             }
         }
         m.put("snapshots_taken", taken);
         // "snapshot at <term/index> (... bytes) in <ms> ms": the longest snapshot any node took.
         m.put("snapshot_ms", durations.isEmpty() ? null : durations.stream().mapToLong(Long::longValue).max().getAsLong());
+        // The longest any snapshot held its partition's commits (the apply thread's part of it).
+        m.put("snapshot_apply_hold_ms", applyHolds.isEmpty() ? null
+                : applyHolds.stream().mapToLong(Long::longValue).max().getAsLong());
         return m;
     }
 

@@ -505,7 +505,7 @@ public final class CohortRaftNode implements AutoCloseable {
 
     PartitionStateMachine newStateMachine(int partition) {
         return new PartitionStateMachine(partition, new GroupCoordinatorShard(spec().groupConfig()), hooks, clientId,
-                tuning.snapshotMinEntries());
+                tuning.snapshotEveryEntries(), tuning.snapshotMinEntries());
     }
 
     /**

@@ -1,12 +1,14 @@
 package io.cohort.raft;
 
 /**
- * When a replica takes a snapshot before Ratis's entry count ({@code raft.snapshot.every.entries})
- * asks for one: once at least {@code minEntries} entries were applied since its last snapshot,
- * their bytes reach that snapshot's size, and the state is small (at most {@code maxStateRecords}
- * groups and offsets).
+ * When a replica takes a snapshot on its own: once its log reaches {@code everyEntries} entries
+ * past its last snapshot ({@code raft.snapshot.every.entries}, counted by index as Ratis's own
+ * trigger did, configuration entries included), and earlier,
+ * once at least {@code minEntries} entries were applied since its last snapshot, their bytes reach
+ * that snapshot's size, and the state is small (at most {@code maxStateRecords} groups and offsets):
+ * the replay bound.
  *
- * <p>Why: after a SIGKILL a replica applies every entry after its snapshot again before it can
+ * <p>Why the replay bound: after a SIGKILL a replica applies every entry after its snapshot again before it can
  * lead (docs/OPERATIONS.md, "How long a restart takes"), on a JVM that has not compiled the apply
  * path yet, beside the other nodes doing the same after a whole-cluster restart. Replaying the log
  * costs about what loading a snapshot of the same bytes does, and more when the entries rewrite the
@@ -16,15 +18,18 @@ package io.cohort.raft;
  * tiny state from following each other: each one purges the log, so a follower further behind gets
  * the snapshot installed instead of the entries.
  *
- * <p>Why only a small state: a snapshot is written on the apply thread, which holds every commit of
- * the partition for its duration, and that grows with the state (1.7 s for 9.8 MB and 2.8 s for
- * 34 MB in the scale workload on a loaded 2-core machine, run 20261207-001653). A small one costs
- * milliseconds, so taking it every {@code minEntries} entries is free; a large one is taken at
- * Ratis's entry count only, as before the bound, not more often. (A snapshot taken off the apply
- * thread would lift this; not built.)
+ * <p>Why only a small state: for a large one the bound bought nothing. In the scale workload
+ * (100,000 groups of 10 offsets) it took snapshots of 9.8 MB and 34 MB during the load and the
+ * restart after it was no shorter (5.8-6.3 s against 5.5 s without, runs 20261207-001237 and
+ * -001653): a 34 MB snapshot loads about as slowly as the entries it spared. Those snapshots were
+ * then also written on the apply thread, holding the partition's commits 1.7 s and 2.8 s; they are
+ * written beside it now ({@link PartitionSnapshots}), but still cost a core for that long.
  *
- * <p>Not thread-safe: the replica's apply thread calls every method (Ratis applies, takes and
- * loads snapshots there).
+ * <p>Counts run from the last snapshot's cut ({@link #onCut}), not from when its file was written;
+ * the bytes compared are those of the last snapshot written ({@link #onSnapshotWritten}).
+ *
+ * <p>Not thread-safe: the replica's apply thread calls every method (Ratis applies and loads
+ * snapshots there, and the replica takes its cuts there).
  */
 final class LogReplayBound {
     /**
@@ -33,41 +38,65 @@ final class LogReplayBound {
      */
     static final long SMALL_STATE_MAX_RECORDS = 10_000;
 
+    private final long everyEntries;
     private final long minEntries;
     private final long maxStateRecords;
+    /** The log index of the last snapshot (its cut), and of the last entry applied; -1 none. */
+    private long snapshotIndex = -1;
+    private long appliedIndex = -1;
     private long entriesSinceSnapshot;
     private long bytesSinceSnapshot;
     private long snapshotBytes;
 
     /**
-     * {@code minEntries}: {@code raft.snapshot.min.entries} ({@link Long#MAX_VALUE} never asks);
-     * {@code maxStateRecords}: the largest state, in groups and offsets, it asks for.
+     * {@code everyEntries}: {@code raft.snapshot.every.entries}; {@code minEntries}: {@code
+     * raft.snapshot.min.entries} ({@link Long#MAX_VALUE} never asks); {@code maxStateRecords}: the
+     * largest state, in groups and offsets, the replay bound asks for.
      */
-    LogReplayBound(long minEntries, long maxStateRecords) {
-        if (minEntries < 1 || maxStateRecords < 0) {
-            throw new IllegalArgumentException("minEntries must be >= 1 and maxStateRecords >= 0, got " + minEntries
-                    + " and " + maxStateRecords);
+    LogReplayBound(long everyEntries, long minEntries, long maxStateRecords) {
+        if (everyEntries < 1 || minEntries < 1 || maxStateRecords < 0) {
+            throw new IllegalArgumentException("everyEntries and minEntries must be >= 1 and maxStateRecords >= 0,"
+                    + " got " + everyEntries + ", " + minEntries + " and " + maxStateRecords);
         }
+        this.everyEntries = everyEntries;
         this.minEntries = minEntries;
         this.maxStateRecords = maxStateRecords;
     }
 
-    /** The replica took or loaded a snapshot of {@code bytes} bytes: the log after it starts empty. */
-    void onSnapshot(long bytes) {
-        snapshotBytes = Math.max(0, bytes);
+    /** The replica took or loaded a snapshot at {@code index} of {@code bytes} bytes: the log after it starts empty. */
+    void onSnapshot(long index, long bytes) {
+        onCut(index);
+        onSnapshotWritten(bytes);
+    }
+
+    /** The replica cut its state after entry {@code index} for a snapshot: the entries after it count towards the next. */
+    void onCut(long index) {
+        snapshotIndex = index;
+        appliedIndex = Math.max(appliedIndex, index);
         entriesSinceSnapshot = 0;
         bytesSinceSnapshot = 0;
     }
 
+    /** The snapshot of the last cut was written: {@code bytes} on disk. */
+    void onSnapshotWritten(long bytes) {
+        snapshotBytes = Math.max(0, bytes);
+    }
+
     /**
-     * The replica applied an entry of {@code entryBytes} bytes and now holds {@code stateRecords}
-     * groups and offsets; returns whether a snapshot is due now.
+     * The replica applied the entry at {@code index}, of {@code entryBytes} bytes, and now holds
+     * {@code stateRecords} groups and offsets; returns whether a snapshot is due now.
      */
-    boolean onApplied(long entryBytes, long stateRecords) {
+    boolean onApplied(long index, long entryBytes, long stateRecords) {
+        appliedIndex = index;
         entriesSinceSnapshot++;
         bytesSinceSnapshot += Math.max(0, entryBytes);
-        return entriesSinceSnapshot >= minEntries && bytesSinceSnapshot >= snapshotBytes
+        return countReached() || entriesSinceSnapshot >= minEntries && bytesSinceSnapshot >= snapshotBytes
                 && stateRecords <= maxStateRecords;
+    }
+
+    /** Whether the log reaches {@code everyEntries} past the last snapshot (not only the replay bound). */
+    boolean countReached() {
+        return appliedIndex - snapshotIndex >= everyEntries;
     }
 
     long entriesSinceSnapshot() {

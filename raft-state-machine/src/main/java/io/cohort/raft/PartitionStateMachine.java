@@ -3,30 +3,24 @@ package io.cohort.raft;
 import io.cohort.core.command.Command;
 import io.cohort.core.shard.GroupCoordinatorShard;
 import io.cohort.core.shard.Result;
+import io.cohort.core.shard.StateCut;
 import io.cohort.raft.log.LogCodec;
 import io.cohort.raft.log.NewerLogFormatException;
 import io.cohort.raft.log.SnapshotCodec;
 import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
-import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.ClientId;
@@ -35,8 +29,8 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.protocol.TermIndex;
-import org.apache.ratis.server.storage.FileInfo;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
@@ -101,11 +95,6 @@ public final class PartitionStateMachine extends BaseStateMachine {
         }
     }
 
-    /** How long a snapshot request of the replay bound may wait for Ratis. */
-    private static final long BOUND_SNAPSHOT_TIMEOUT_MS = 60_000;
-    /** The replay bound's snapshots below this size are logged at DEBUG: routine, and frequent under load. */
-    private static final long ROUTINE_SNAPSHOT_MAX_BYTES = 1L << 20;
-
     private final int partition;
     private final GroupCoordinatorShard shard;
     private final Hooks hooks;
@@ -117,23 +106,26 @@ public final class PartitionStateMachine extends BaseStateMachine {
     /** A sequence lock around apply: odd while an entry is being applied (for consistent digests). */
     private final AtomicLong applySequence = new AtomicLong();
     private final ConcurrentHashMap<Long, Runnable> pendingReads = new ConcurrentHashMap<>();
-    /** When a snapshot is due before Ratis's entry count asks for one (apply thread only). */
+    /** When this replica takes a snapshot on its own (apply thread only). */
     private final LogReplayBound replayBound;
-    /** Whether a snapshot the replay bound asked for is still to be taken (set by apply, cleared by the reply). */
-    private final AtomicBoolean boundSnapshotRequested = new AtomicBoolean();
+    /** Writes the snapshots, those this replica takes on its own beside the apply thread. */
+    private final PartitionSnapshots snapshots;
 
     /**
-     * {@code snapshotMinEntries}: also snapshot once that many entries since the last snapshot hold
-     * as many bytes as it, while the state is small ({@link LogReplayBound}; {@code
-     * raft.snapshot.min.entries}; {@link Long#MAX_VALUE}: only when Ratis's entry count or a request asks).
+     * {@code snapshotEveryEntries}: snapshot every that many entries ({@code raft.snapshot.every.entries});
+     * {@code snapshotMinEntries}: also once that many entries since the last snapshot hold as many
+     * bytes as it, while the state is small ({@link LogReplayBound}; {@code raft.snapshot.min.entries};
+     * {@link Long#MAX_VALUE}: never). Both written beside the apply thread ({@link PartitionSnapshots}).
      */
     public PartitionStateMachine(int partition, GroupCoordinatorShard shard, Hooks hooks, ClientId proposerClientId,
-                                 long snapshotMinEntries) {
+                                 long snapshotEveryEntries, long snapshotMinEntries) {
         this.partition = partition;
         this.shard = shard;
         this.hooks = hooks;
         this.proposerClientId = proposerClientId;
-        this.replayBound = new LogReplayBound(snapshotMinEntries, LogReplayBound.SMALL_STATE_MAX_RECORDS);
+        this.replayBound = new LogReplayBound(snapshotEveryEntries, snapshotMinEntries,
+                LogReplayBound.SMALL_STATE_MAX_RECORDS);
+        this.snapshots = new PartitionSnapshots(partition, storage, hooks, PartitionSnapshots.WRITER);
     }
 
     public int partition() {
@@ -151,6 +143,7 @@ public final class PartitionStateMachine extends BaseStateMachine {
         getLifeCycle().startAndTransition(() -> {
             super.initialize(server, groupId, raftStorage);
             storage.init(raftStorage);
+            snapshots.retainFiles(RaftServerConfigKeys.Snapshot.retentionFileNum(server.getProperties()));
             loadLatestSnapshot();
         }, IOException.class);
     }
@@ -235,38 +228,31 @@ public final class PartitionStateMachine extends BaseStateMachine {
         hooks.onApplied(partition, entry.getIndex(),
                 ClientId.valueOf(entry.getStateMachineLogEntry().getClientId()),
                 entry.getStateMachineLogEntry().getCallId(), results);
-        if (replayBound.onApplied(data.size(), shard.stateRecords())) {
-            requestBoundSnapshot();
+        long writtenBytes = snapshots.takeWrittenBytes();
+        if (writtenBytes >= 0) {
+            replayBound.onSnapshotWritten(writtenBytes);
+        }
+        if (replayBound.onApplied(entry.getIndex(), data.size(), shard.stateRecords()) && !snapshots.writing()) {
+            startSnapshot(entry);
         }
         return CompletableFuture.completedFuture(Message.EMPTY);
     }
 
     /**
-     * Asks Ratis for a snapshot of this replica (taken on this apply thread at its next pass) unless
-     * one asked for by the replay bound is still to come. A failed request is asked again after
-     * the next entry; Ratis's own entry count still takes one meanwhile.
+     * Cuts the state after {@code entry} and has it written beside this apply thread, which goes on
+     * applying meanwhile ({@link PartitionSnapshots}).
      */
-    private void requestBoundSnapshot() {
-        if (!boundSnapshotRequested.compareAndSet(false, true)) {
-            return;
-        }
-        LOG.debug("partition {}: {} entries ({} bytes) applied since the last snapshot; asking for one", partition,
+    private void startSnapshot(LogEntryProto entry) {
+        LOG.debug("partition {}: {} entries ({} bytes) applied since the last snapshot; taking one", partition,
                 replayBound.entriesSinceSnapshot(), replayBound.bytesSinceSnapshot());
-        SnapshotRequests.EXECUTOR.execute(() -> {
-            try {
-                SnapshotRequests.create(getServer().join(), getGroupId(), BOUND_SNAPSHOT_TIMEOUT_MS)
-                        .whenComplete((reply, failure) -> {
-                            boundSnapshotRequested.set(false);
-                            if (failure != null || !reply.isSuccess()) {
-                                LOG.debug("partition {}: the snapshot request was not served: {}", partition,
-                                        failure != null ? failure.toString() : reply.getException());
-                            }
-                        });
-            } catch (RuntimeException e) { // a replica closing: the next one asks again
-                boundSnapshotRequested.set(false);
-                LOG.debug("partition {}: cannot ask for a snapshot: {}", partition, e.toString());
-            }
-        });
+        // Wall time for the operator's log only: it never reaches the replicated state.
+        long startNanos = System.nanoTime();
+        boolean routine = !replayBound.countReached();
+        StateCut cut = shard.cut();
+        replayBound.onCut(entry.getIndex());
+        snapshots.startAsync(cut, TermIndex.valueOf(entry.getTerm(), entry.getIndex()),
+                System.nanoTime() - startNanos, routine,
+                index -> getServer().join().getDivision(getGroupId()).getRaftLog().purge(index));
     }
 
     private void skipUndecodable(LogEntryProto entry, RuntimeException cause) {
@@ -317,9 +303,8 @@ public final class PartitionStateMachine extends BaseStateMachine {
     }
 
     /**
-     * Writes the sorted records of the whole state to a temp file, then renames it into place, so a
-     * crash never leaves a half-written snapshot under a valid name. Runs on the apply thread, which
-     * gives a consistent cut.
+     * Ratis asks for a snapshot (a backup's export, an operator; its own trigger is off): one of
+     * everything applied, written here on the apply thread ({@link PartitionSnapshots#take}).
      */
     @Override
     public long takeSnapshot() throws IOException {
@@ -327,38 +312,16 @@ public final class PartitionStateMachine extends BaseStateMachine {
         if (last == null || last.getIndex() < 0) {
             return RaftLogIndex.INVALID;
         }
-        // Wall time for the operator's log only: it never reaches the replicated state.
-        long startNanos = System.nanoTime();
-        File snapshotFile = storage.getSnapshotFile(last.getTerm(), last.getIndex());
-        Path temp = snapshotFile.toPath().resolveSibling(snapshotFile.getName() + ".tmp");
-        MD5Hash md5;
-        try {
-            try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(temp), 1 << 16)) {
-                SnapshotCodec.write(out, partition, last.getTerm(), last.getIndex(), shard.snapshot());
-            }
-            Files.move(temp, snapshotFile.toPath(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            md5 = MD5FileUtil.computeAndSaveMd5ForFile(snapshotFile);
-        } catch (IOException e) {
-            // A half-written snapshot must not hold on to the space that ran out.
-            Files.deleteIfExists(temp);
-            hooks.onStorageFailed(partition, "snapshot", e);
-            throw e;
-        }
-        storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(snapshotFile.toPath(), md5), last));
-        long bytes = Files.size(snapshotFile.toPath());
-        long entriesSince = replayBound.entriesSinceSnapshot();
-        replayBound.onSnapshot(bytes);
-        // The replay bound's snapshots of a small state come every few seconds under load: not a line each.
-        boolean routine = boundSnapshotRequested.get() && bytes < ROUTINE_SNAPSHOT_MAX_BYTES;
-        String line = "partition {}: snapshot at {} ({} groups, {} offsets, {} bytes, {} entries after the last) in {} ms";
-        Object[] args = {partition, last, shard.groupCount(), shard.offsetCount(), bytes, entriesSince,
-                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos)};
-        if (routine) {
-            LOG.debug(line, args);
-        } else {
-            LOG.info(line, args);
-        }
-        return last.getIndex();
+        return snapshots.take(last, () -> {
+            replayBound.onCut(last.getIndex());
+            return shard.cut();
+        });
+    }
+
+    @Override
+    public void close() throws IOException {
+        snapshots.close();
+        super.close();
     }
 
     private void loadLatestSnapshot() throws IOException {
@@ -380,7 +343,7 @@ public final class PartitionStateMachine extends BaseStateMachine {
         }
         shard.restore(loaded.records());
         setLastAppliedTermIndex(snapshot.getTermIndex());
-        replayBound.onSnapshot(Files.size(path));
+        replayBound.onSnapshot(snapshot.getIndex(), Files.size(path));
         // Not TermIndex's toString: it prints the (0, 0) of a new replica (NewReplicas) as "<PROTO_DEFAULT>".
         LOG.info("partition {}: loaded snapshot at (t:{}, i:{}) ({} groups, {} offsets)", partition,
                 snapshot.getTerm(), snapshot.getIndex(), shard.groupCount(), shard.offsetCount());

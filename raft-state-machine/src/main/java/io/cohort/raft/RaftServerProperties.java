@@ -39,8 +39,11 @@ final class RaftServerProperties {
         RaftServerConfigKeys.Rpc.setTimeoutMax(properties, millis(tuning.electionTimeoutMaxMs()));
         RaftServerConfigKeys.Rpc.setRequestTimeout(properties, millis(tuning.rpcRequestTimeoutMs()));
         RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(properties, millis(tuning.leaderStepDownWaitMs()));
+        // Ratis's count out of reach: each replica counts raft.snapshot.every.entries itself and writes
+        // its snapshots beside the apply thread (PartitionSnapshots); Ratis's would write them on it.
+        // The trigger stays on for its snapshot at a graceful stop (a restart then replays nothing).
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(properties, true);
-        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(properties, tuning.snapshotEveryEntries());
+        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(properties, Long.MAX_VALUE);
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(properties, tuning.snapshotRetentionFiles());
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(properties, true);
         // Purge at every snapshot (Ratis waits for 1,024 entries past the last purge): the same

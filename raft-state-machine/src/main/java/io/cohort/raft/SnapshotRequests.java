@@ -11,12 +11,12 @@ import org.apache.ratis.protocol.SnapshotManagementRequest;
 import org.apache.ratis.server.RaftServer;
 
 /**
- * Snapshot requests to a node's own Ratis replicas (backups, {@link PartitionSnapshotExport}, and
- * the replay bound, {@link LogReplayBound}), made from one thread of their own.
+ * Snapshot requests to a node's own Ratis replicas (backups, {@link PartitionSnapshotExport}), made
+ * from one thread of their own. (A replica's own snapshots need none: {@link PartitionSnapshots}.)
  *
  * <p>Why a thread: {@code snapshotManagementAsync} blocks its caller until Ratis has the division's
- * lock, so it must never run on a Ratis thread (the apply thread, which finds a snapshot due, or
- * the one completing an earlier request's reply); made on the thread completing a read barrier when
+ * lock, so it must never run on a Ratis thread (the apply thread, or the one completing an earlier
+ * request's reply); made on the thread completing a read barrier when
  * that was Ratis's, a request deadlocked a replica stepping down ({@code ReadCompletionDeadlockTest}).
  */
 final class SnapshotRequests {

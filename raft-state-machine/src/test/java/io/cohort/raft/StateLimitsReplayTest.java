@@ -56,7 +56,7 @@ class StateLimitsReplayTest {
                 @Override
                 public void onStorageFailed(int partition, String what, Throwable cause) {
                 }
-            }, ClientId.randomId(), Long.MAX_VALUE);
+            }, ClientId.randomId(), Long.MAX_VALUE, Long.MAX_VALUE);
 
     private static Command.OffsetCommit commit(int... partitions) {
         List<Command.PartitionCommit> commits = new ArrayList<>();

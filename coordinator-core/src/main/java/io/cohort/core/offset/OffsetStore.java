@@ -2,6 +2,7 @@ package io.cohort.core.offset;
 
 import io.cohort.core.record.OffsetAndMetadata;
 import java.util.Collections;
+import java.util.Iterator;
 import java.util.NavigableMap;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -42,6 +43,23 @@ public final class OffsetStore {
     public NavigableMap<TopicPartition, OffsetAndMetadata> offsets(String groupId) {
         ConcurrentSkipListMap<TopicPartition, OffsetAndMetadata> offsets = byGroup.get(groupId);
         return offsets == null ? Collections.emptyNavigableMap() : Collections.unmodifiableNavigableMap(offsets);
+    }
+
+    /**
+     * Appends the group's offsets, in topic-partition order, to {@code copy}; consistent when called
+     * by the only writer (the apply thread). One pass over keys and values each, no object per offset:
+     * a snapshot's cut copies every offset this way.
+     */
+    public void copyInto(String groupId, OffsetColumns copy) {
+        ConcurrentSkipListMap<TopicPartition, OffsetAndMetadata> offsets = byGroup.get(groupId);
+        if (offsets == null || offsets.isEmpty()) {
+            return;
+        }
+        copy.startGroup(groupId);
+        Iterator<OffsetAndMetadata> values = offsets.values().iterator();
+        for (TopicPartition partition : offsets.keySet()) {
+            copy.add(partition, values.next());
+        }
     }
 
     public boolean hasOffsets(String groupId) {

@@ -233,4 +233,30 @@ class ReplayTest {
         assertThat(context.shard().fetchOffsets("dropped", null).topics()).isEmpty();
         assertThat(context.shard().snapshot()).isEqualTo(snapshot);
     }
+
+    @Test
+    @DisplayName("a cut keeps the state it was taken of while the shard goes on applying (snapshots written beside apply)")
+    void aCutIsTheStateAtItsEntryWhateverIsAppliedAfter() {
+        List<String> members = stableGroup(context, "stable", context.join("stable").protocols(rangeSubscribedTo("foo")));
+        context.apply(commit("stable").member(members.get(0)).generation(1).topic("foo", partition(0, 10), partition(1, 11))
+                .build());
+        context.apply(commit("simple").topic("bar", partition(0, 5)).build());
+        List<CoordinatorRecord> before = context.shard().snapshot();
+
+        StateCut cut = context.shard().cut();
+        // After the cut: offsets overwritten and added, a group deleted, a new group, a member leaving.
+        context.apply(commit("stable").member(members.get(0)).generation(1).topic("foo", partition(0, 20), partition(2, 22))
+                .build());
+        context.apply(new Command.DeleteGroups(List.of("simple")));
+        context.apply(commit("later").topic("baz", partition(0, 1)).build());
+        context.apply(new Command.LeaveGroup("stable", List.of(new Command.LeavingMember(members.get(0), null, null))));
+        assertThat(context.shard().snapshot()).isNotEqualTo(before);
+
+        assertThat(cut.records()).isEqualTo(before);
+        assertThat(cut.groupCount()).isEqualTo(2);
+        assertThat(cut.offsetCount()).isEqualTo(3);
+        GroupCoordinatorShard restored = new GroupCoordinatorShard(GroupShardTestContext.TEST_CONFIG);
+        restored.restore(cut.records());
+        assertThat(restored.snapshot()).isEqualTo(before);
+    }
 }
