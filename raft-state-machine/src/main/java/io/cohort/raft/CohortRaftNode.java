@@ -233,6 +233,15 @@ public final class CohortRaftNode implements AutoCloseable {
         return startupReplay.applied();
     }
 
+    /**
+     * Whether {@code partition}'s replica has applied the log it held when this node started (its
+     * snapshot to its last entry then; {@link StartupReplay}); true for one not hosted at start.
+     */
+    public boolean replayedAtStart(int partition) {
+        StartupReplay replay = startupReplay;
+        return replay != null && replay.replayed(partition);
+    }
+
     /** How many log entries the replicas had to apply at start, over all of them (0 when their snapshots covered their logs). */
     public long startupReplayEntries() {
         return startupReplay.entries();

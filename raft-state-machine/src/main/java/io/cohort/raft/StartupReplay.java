@@ -130,6 +130,22 @@ final class StartupReplay {
         return true;
     }
 
+    /**
+     * Whether {@code partition}'s replica has applied the log it held at start (as of the last check,
+     * every 50 ms); true for a partition not hosted at start.
+     */
+    synchronized boolean replayed(int partition) {
+        if (applied.isDone()) {
+            return true;
+        }
+        for (Span span : pending) {
+            if (span.partition() == partition) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** The node stopped: whoever waits for the replay stops waiting. */
     void cancel() {
         applied.completeExceptionally(new IllegalStateException("node " + nodeId + " stopped"));

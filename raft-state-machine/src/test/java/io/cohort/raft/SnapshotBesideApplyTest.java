@@ -82,8 +82,15 @@ class SnapshotBesideApplyTest {
             // The snapshot holds the state of its cut, not of the later entries applied while it was
             // written: a replica restarted from it applies those entries again and ends equal.
             int followerId = (leader.nodeId() + 1) % 3;
-            long snapshotIndex = cluster.node(followerId).status(0).snapshotIndex();
-            assertThat(snapshotIndex).isLessThan(cluster.node(followerId).stateMachine(0).lastAppliedIndex());
+            CohortRaftNode follower = cluster.node(followerId);
+            // Entries past the follower's latest snapshot (its last cut may be the last entry so far).
+            for (int i = 0; follower.status(0).snapshotIndex() >= follower.stateMachine(0).lastAppliedIndex(); i++) {
+                assertThat(i).as("entries committed past the snapshot").isLessThan(EVERY);
+                assertThat(leader.submit(0, Commands.simpleCommit("past", "t", 0, i)).get(20, TimeUnit.SECONDS))
+                        .isNotNull();
+                cluster.awaitReplicasConverged(0);
+            }
+            long snapshotIndex = follower.status(0).snapshotIndex();
             cluster.stopNode(followerId);
             cluster.startNode(followerId);
             CohortRaftNode restarted = cluster.node(followerId);

@@ -33,6 +33,20 @@ class StartupReplayTest {
     }
 
     @Test
+    void eachPartitionIsReplayedOnItsOwn() {
+        StartupReplay replay = new StartupReplay(1, List.of(new StartupReplay.Span(0, 0, 10),
+                new StartupReplay.Span(1, 0, 10)), 0);
+        assertThat(replay.replayed(0)).isFalse();
+        assertThat(replay.replayed(1)).isFalse();
+        assertThat(replay.replayed(7)).as("not hosted at start").isTrue();
+        assertThat(checkAt(replay, 10, 5)).isFalse();
+        assertThat(replay.replayed(0)).isTrue();
+        assertThat(replay.replayed(1)).isFalse();
+        assertThat(checkAt(replay, 10, 10)).isTrue();
+        assertThat(replay.replayed(1)).isTrue();
+    }
+
+    @Test
     void aReplicaThatFinishedStaysFinishedWhateverItReportsLater() {
         StartupReplay replay = new StartupReplay(1, List.of(new StartupReplay.Span(0, 0, 10),
                 new StartupReplay.Span(1, 0, 10)), 0);

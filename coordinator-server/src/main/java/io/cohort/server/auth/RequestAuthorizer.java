@@ -6,6 +6,7 @@ import io.cohort.core.acl.AclResourceType;
 import io.cohort.core.acl.AclSet;
 import io.cohort.core.acl.Authorizer;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -16,6 +17,14 @@ import java.util.function.Supplier;
  *
  * <p>The ACLs are this node's applied view of partition 0's ACL state ({@code acls}), read without a
  * lock. With {@code authorizer.enabled=false} every check passes and nothing is logged.
+ *
+ * <p>Until this node's replica of partition 0 has applied the log it held at start ({@code
+ * aclsLoaded}), its ACL set is the snapshot's, possibly older or empty, so it decides nothing: a
+ * check throws {@link AclsNotLoadedException}: gRPC UNAVAILABLE, or COORDINATOR_LOAD_IN_PROGRESS
+ * where the service maps failures to Kafka errors; clients retry both, as a Kafka
+ * broker serves nothing before it has caught up its metadata. Found by chaos seed 20261221: after a
+ * whole-cluster restart before partition 0's first snapshot, a node denied every call
+ * (GROUP_AUTHORIZATION_FAILED, which Kafka clients treat as fatal) for about a second.
  */
 public final class RequestAuthorizer {
     /** Allows everything: a node with authorizer.enabled=false. */
@@ -24,11 +33,19 @@ public final class RequestAuthorizer {
     private final boolean enabled;
     private final Authorizer authorizer;
     private final Supplier<AclSet> acls;
+    private final BooleanSupplier aclsLoaded;
 
+    /** ACLs that are always current ({@code acls} is the whole truth). */
     public RequestAuthorizer(boolean enabled, Set<String> superUsers, Supplier<AclSet> acls) {
+        this(enabled, superUsers, acls, () -> true);
+    }
+
+    /** {@code aclsLoaded}: whether {@code acls} holds at least what this node's log held at start. */
+    public RequestAuthorizer(boolean enabled, Set<String> superUsers, Supplier<AclSet> acls, BooleanSupplier aclsLoaded) {
         this.enabled = enabled;
         this.authorizer = new Authorizer(superUsers);
         this.acls = acls;
+        this.aclsLoaded = aclsLoaded;
     }
 
     public boolean enabled() {
@@ -62,7 +79,11 @@ public final class RequestAuthorizer {
      * forwarded call.
      */
     public boolean wouldAllowCluster(String principal, String host, AclOperation operation) {
-        return !enabled || authorizer.isAllowed(acls.get(), principal, host, operation, AclResourceType.CLUSTER,
+        if (!enabled) {
+            return true;
+        }
+        requireLoaded();
+        return authorizer.isAllowed(acls.get(), principal, host, operation, AclResourceType.CLUSTER,
                 AclBinding.CLUSTER_NAME);
     }
 
@@ -70,6 +91,7 @@ public final class RequestAuthorizer {
         if (!enabled) {
             return true;
         }
+        requireLoaded();
         String principal = Principals.principal();
         String host = Principals.host();
         Authorizer.Decision decision = authorizer.authorize(acls.get(), principal, host, operation, type, name);
@@ -77,5 +99,12 @@ public final class RequestAuthorizer {
             AuditLog.denied(rpc, principal, host, operation.name(), type + ":" + name, decision.reason());
         }
         return decision.allowed();
+    }
+
+    /** Ends the call with UNAVAILABLE while the ACLs are still being loaded (see the class comment). */
+    private void requireLoaded() {
+        if (!aclsLoaded.getAsBoolean()) {
+            throw new AclsNotLoadedException();
+        }
     }
 }

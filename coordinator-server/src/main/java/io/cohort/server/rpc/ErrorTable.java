@@ -6,6 +6,7 @@ import io.cohort.raft.ClusterSpec;
 import io.cohort.raft.CohortRaftNode;
 import io.cohort.raft.NodeAddress;
 import io.cohort.raft.ProposalException;
+import io.cohort.server.auth.AclsNotLoadedException;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -96,6 +97,9 @@ public final class ErrorTable {
                 case SHUTTING_DOWN -> new Failure(ErrorCode.COORDINATOR_NOT_AVAILABLE,
                         "node " + selfNodeId + " is shutting down; find the coordinator again", null);
             };
+        }
+        if (cause instanceof AclsNotLoadedException loading) {
+            return new Failure(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, loading.getStatus().getDescription(), null);
         }
         LOG.error("unexpected failure while serving a request; answering UNKNOWN_SERVER_ERROR", cause);
         return new Failure(ErrorCode.UNKNOWN_SERVER_ERROR, "unexpected server error: " + cause, null);

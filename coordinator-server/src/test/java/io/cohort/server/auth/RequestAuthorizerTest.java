@@ -66,6 +66,27 @@ class RequestAuthorizerTest {
     }
 
     @Test
+    void testNothingIsDecidedUntilTheAclsAreLoaded() {
+        java.util.concurrent.atomic.AtomicBoolean loaded = new java.util.concurrent.atomic.AtomicBoolean();
+        // Before partition 0's log is applied the node's ACL set may be empty: it must not deny.
+        RequestAuthorizer authorizer = new RequestAuthorizer(true, Set.of(), () -> AclSet.EMPTY, loaded::get);
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> as("User:alice", () -> authorizer.allowGroup("FindCoordinator", AclOperation.DESCRIBE, "g")))
+                .isInstanceOf(AclsNotLoadedException.class)
+                .satisfies(e -> assertThat(((AclsNotLoadedException) e).getStatus().getCode())
+                        .isEqualTo(io.grpc.Status.Code.UNAVAILABLE));
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> authorizer.wouldAllowCluster("User:node", "10.0.0.1", AclOperation.ALTER))
+                .isInstanceOf(AclsNotLoadedException.class);
+        assertThat(audit.list).as("nothing decided, nothing audited").isEmpty();
+        assertThat(RequestAuthorizer.ALLOW_ALL.allowGroup("JoinGroup", AclOperation.READ, "g")).isTrue();
+
+        loaded.set(true);
+        assertThat(as("User:alice", () -> authorizer.allowGroup("FindCoordinator", AclOperation.DESCRIBE, "g")))
+                .isFalse();
+    }
+
+    @Test
     void testOutsideACallThePrincipalIsAnonymous() {
         RequestAuthorizer authorizer = new RequestAuthorizer(true, Set.of("User:ANONYMOUS"), () -> AclSet.EMPTY);
         assertThat(authorizer.allowCluster("x", AclOperation.ALTER)).isTrue();

@@ -40,6 +40,17 @@ class ErrorTableTest {
     }
 
     @Test
+    void testAclsNotLoadedYetIsLoadInProgress() {
+        io.cohort.server.auth.RequestAuthorizer loading = new io.cohort.server.auth.RequestAuthorizer(true,
+                java.util.Set.of(), () -> io.cohort.core.acl.AclSet.EMPTY, () -> false);
+        RuntimeException thrown = org.junit.jupiter.api.Assertions.assertThrows(RuntimeException.class,
+                () -> loading.allowCluster("DescribeAcls", io.cohort.core.acl.AclOperation.DESCRIBE));
+        Failure failure = ErrorTable.failureOf(new CompletionException(thrown), SPEC, SELF);
+        assertThat(failure.code()).isEqualTo(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
+        assertThat(failure.message()).contains("partition 0's log");
+    }
+
+    @Test
     void testNotLeaderIsNotCoordinatorWithTheLeadersClientEndpoint() {
         Failure failure = ErrorTable.failureOf(proposal(ProposalException.Kind.NOT_LEADER, 2), SPEC, SELF);
         assertThat(failure.code()).isEqualTo(ErrorCode.NOT_COORDINATOR);
