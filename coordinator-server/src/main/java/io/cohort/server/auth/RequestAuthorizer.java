@@ -24,7 +24,7 @@ import java.util.function.Supplier;
  * where the service maps failures to Kafka errors; clients retry both, as a Kafka
  * broker serves nothing before it has caught up its metadata. Found by chaos seed 20261221: after a
  * whole-cluster restart before partition 0's first snapshot, a node denied every call
- * (GROUP_AUTHORIZATION_FAILED, which Kafka clients treat as fatal) for about a second.
+ * (GROUP_AUTHORIZATION_FAILED, which Kafka clients treat as fatal) for 3.5 s.
  */
 public final class RequestAuthorizer {
     /** Allows everything: a node with authorizer.enabled=false. */
