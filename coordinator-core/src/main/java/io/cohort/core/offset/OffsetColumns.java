@@ -18,14 +18,15 @@ public final class OffsetColumns {
     private OffsetAndMetadata[] values = new OffsetAndMetadata[64];
     private int size;
 
-    void startGroup(String groupId) {
+    /** Starts the next group's offsets; returns its index ({@link #forEachOf}). */
+    int startGroup(String groupId) {
         if (groups == groupIds.length) {
             groupIds = Arrays.copyOf(groupIds, groups * 2);
             groupEnds = Arrays.copyOf(groupEnds, groups * 2);
         }
         groupIds[groups] = groupId;
         groupEnds[groups] = size;
-        groups++;
+        return groups++;
     }
 
     void add(TopicPartition partition, OffsetAndMetadata value) {
@@ -47,16 +48,6 @@ public final class OffsetColumns {
     /** What one copied offset is given to. */
     public interface Visitor {
         void offset(String groupId, TopicPartition partition, OffsetAndMetadata value);
-    }
-
-    /** Groups copied (those with offsets), in the order copied. */
-    public int groupCount() {
-        return groups;
-    }
-
-    /** The id of the {@code group}th group copied. */
-    public String groupId(int group) {
-        return groupIds[group];
     }
 
     /** The offsets of the {@code group}th group copied, in topic-partition order. */

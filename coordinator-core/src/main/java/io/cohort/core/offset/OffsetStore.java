@@ -46,20 +46,22 @@ public final class OffsetStore {
     }
 
     /**
-     * Appends the group's offsets, in topic-partition order, to {@code copy}; consistent when called
+     * Appends the group's offsets, in topic-partition order, to {@code copy} and returns their index
+     * there ({@link OffsetColumns#forEachOf}), or -1 when the group has none; consistent when called
      * by the only writer (the apply thread). One pass over keys and values each, no object per offset:
      * a snapshot's cut copies every offset this way.
      */
-    public void copyInto(String groupId, OffsetColumns copy) {
+    public int copyInto(String groupId, OffsetColumns copy) {
         ConcurrentSkipListMap<TopicPartition, OffsetAndMetadata> offsets = byGroup.get(groupId);
         if (offsets == null || offsets.isEmpty()) {
-            return;
+            return -1;
         }
-        copy.startGroup(groupId);
+        int index = copy.startGroup(groupId);
         Iterator<OffsetAndMetadata> values = offsets.values().iterator();
         for (TopicPartition partition : offsets.keySet()) {
             copy.add(partition, values.next());
         }
+        return index;
     }
 
     public boolean hasOffsets(String groupId) {

@@ -410,16 +410,15 @@ public final class GroupCoordinatorShard {
         }
         acls.bindings().forEach(binding -> settingsAclsTopics.add(new CoordinatorRecord.AclValue(binding)));
         topics.byName().values().forEach(topic -> settingsAclsTopics.add(new CoordinatorRecord.TopicValue(topic)));
-        List<ClassicGroup> classic = new ArrayList<>(groups.values());
-        List<ConsumerGroup> consumer = new ArrayList<>(consumerGroups.values());
+        List<StateCut.Group> cutGroups = new ArrayList<>(groups.size() + consumerGroups.size());
         OffsetColumns offsetCopy = new OffsetColumns();
-        for (ClassicGroup group : classic) {
-            offsets.copyInto(group.groupId(), offsetCopy);
+        for (ClassicGroup group : groups.values()) {
+            cutGroups.add(new StateCut.Group(group.groupId(), group, null, offsets.copyInto(group.groupId(), offsetCopy)));
         }
-        for (ConsumerGroup group : consumer) {
-            offsets.copyInto(group.groupId(), offsetCopy);
+        for (ConsumerGroup group : consumerGroups.values()) {
+            cutGroups.add(new StateCut.Group(group.groupId(), null, group, offsets.copyInto(group.groupId(), offsetCopy)));
         }
-        return new StateCut(settingsAclsTopics, classic, consumer, offsetCopy);
+        return new StateCut(settingsAclsTopics, cutGroups, offsetCopy);
     }
 
     /** Replaces the whole state with what {@code records} rebuild (snapshot load and install). */

@@ -18,17 +18,18 @@ import java.util.List;
  * before its bytes, happens in {@link #records()}, on whatever thread writes the snapshot.
  */
 public final class StateCut {
+    /** One group of the cut: its value (classic or consumer) and its offsets' index in the copy, or -1. */
+    record Group(String groupId, ClassicGroup classic, ConsumerGroup consumer, int offsetsIndex) {
+    }
+
     private final List<CoordinatorRecord> settingsAclsTopics;
-    private final List<ClassicGroup> classicGroups;
-    private final List<ConsumerGroup> consumerGroups;
+    private final List<Group> groups;
     private final OffsetColumns offsets;
     private List<CoordinatorRecord> records;
 
-    StateCut(List<CoordinatorRecord> settingsAclsTopics, List<ClassicGroup> classicGroups,
-             List<ConsumerGroup> consumerGroups, OffsetColumns offsets) {
+    StateCut(List<CoordinatorRecord> settingsAclsTopics, List<Group> groups, OffsetColumns offsets) {
         this.settingsAclsTopics = settingsAclsTopics;
-        this.classicGroups = classicGroups;
-        this.consumerGroups = consumerGroups;
+        this.groups = groups;
         this.offsets = offsets;
     }
 
@@ -38,14 +39,16 @@ public final class StateCut {
      */
     public synchronized List<CoordinatorRecord> records() {
         if (records == null) {
-            List<CoordinatorRecord> built = new ArrayList<>(settingsAclsTopics.size() + classicGroups.size()
-                    + consumerGroups.size() * 4 + offsets.size());
+            List<CoordinatorRecord> built = new ArrayList<>(settingsAclsTopics.size() + groups.size() * 4
+                    + offsets.size());
             built.addAll(settingsAclsTopics);
             // Group by group in id order, each group's records in their snapshot order: the sort
             // below then finds runs already in order (a comparison per record, not a full sort).
             OffsetColumns.Visitor addOffset = (groupId, tp, value) ->
                     built.add(new CoordinatorRecord.OffsetValue(groupId, tp.topic(), tp.partition(), value));
-            for (GroupInCut group : groupsInIdOrder()) {
+            List<Group> byId = new ArrayList<>(groups);
+            byId.sort(Comparator.comparing(Group::groupId));
+            for (Group group : byId) {
                 if (group.classic() != null) {
                     built.add(new CoordinatorRecord.GroupValue(group.classic()));
                 } else {
@@ -61,29 +64,9 @@ public final class StateCut {
         return records;
     }
 
-    /** One group of the cut: its value (classic or consumer) and where its offsets are, or -1. */
-    private record GroupInCut(String groupId, ClassicGroup classic, ConsumerGroup consumer, int offsetsIndex) {
-    }
-
-    /** The groups by id, each with its offsets (copied in the cut in the order of the two lists). */
-    private List<GroupInCut> groupsInIdOrder() {
-        List<GroupInCut> all = new ArrayList<>(classicGroups.size() + consumerGroups.size());
-        int column = 0;
-        for (ClassicGroup group : classicGroups) {
-            boolean hasOffsets = column < offsets.groupCount() && offsets.groupId(column).equals(group.groupId());
-            all.add(new GroupInCut(group.groupId(), group, null, hasOffsets ? column++ : -1));
-        }
-        for (ConsumerGroup group : consumerGroups) {
-            boolean hasOffsets = column < offsets.groupCount() && offsets.groupId(column).equals(group.groupId());
-            all.add(new GroupInCut(group.groupId(), null, group, hasOffsets ? column++ : -1));
-        }
-        all.sort(Comparator.comparing(GroupInCut::groupId));
-        return all;
-    }
-
     /** Classic and consumer groups in the cut. */
     public int groupCount() {
-        return classicGroups.size() + consumerGroups.size();
+        return groups.size();
     }
 
     public long offsetCount() {
