@@ -158,7 +158,7 @@ public final class CohortServer implements AutoCloseable {
             rpcExecutor = newRpcExecutor(config.nodeId());
             CohortRaftNode raftNode = node;
             RequestAuthorizer authorizer = new RequestAuthorizer(config.auth().authorizerEnabled(),
-                    config.auth().superUsers(), () -> raftNode.shard(0).acls(), () -> raftNode.replayedAtStart(0));
+                    config.auth().superUsers(), () -> raftNode.shard(0).acls(), raftNode::clusterStateLoaded);
             Principals principals = new Principals(config.auth().tokenFile() == null ? null
                     : TokenFile.load(config.auth().tokenFile()), config.auth().principalMappingRules());
             PeerChannels peerChannels = PeerChannels.of(tls);

@@ -46,6 +46,8 @@ public final class CohortRaftNode implements AutoCloseable {
     private static final long PROPOSAL_EXPIRY_INTERVAL_MS = 100;
     /** How often partition 0's configuration is read for membership changes (the view, guard, cache). */
     private static final long MEMBERSHIP_REFRESH_INTERVAL_MS = 500;
+    /** How often a node being added looks at partition 0's configuration ({@link ClusterStateLoaded}). */
+    private static final long CLUSTER_STATE_CHECK_INTERVAL_MS = 50;
     /** How often every replica is checked to be still open (see {@link StorageWatch}). */
     private static final long REPLICA_CHECK_INTERVAL_MS = 1_000;
     /** How often every replica's apply progress is checked ({@link StalledApplyWatch}). */
@@ -82,6 +84,7 @@ public final class CohortRaftNode implements AutoCloseable {
     private final LeaderExitElection leaderExitElection;
     /** Set once the Raft server started: what each replica had to apply from its own log. */
     private volatile StartupReplay startupReplay;
+    private final ClusterStateLoaded clusterStateLoaded;
 
     private CohortRaftNode(int nodeId, ClusterSpec spec, Path dataDir, RaftTuning tuning, RaftPortOptions raftPortOptions,
                            PartitionListener listener, boolean joining) throws IOException {
@@ -89,6 +92,9 @@ public final class CohortRaftNode implements AutoCloseable {
         this.joining = joining;
         this.dataDir = dataDir;
         this.view = new MembershipView(nodeId, spec, dataDir, tuning, joining);
+        this.clusterStateLoaded = new ClusterStateLoaded(joining, () -> replayedAtStart(0),
+                () -> groupMembership(0).filter(m -> m.contains(nodeId)).map(Membership::confIndex).orElse(-1L),
+                () -> appliedIndex(0));
         spec = view.spec();
         this.tuning = tuning;
         this.listener = listener;
@@ -202,6 +208,10 @@ public final class CohortRaftNode implements AutoCloseable {
         node.startupReplay = StartupReplay.watch(nodeId, node.hostedPartitions(), node.probe::appliedIndex,
                 node.probe::lastLogIndex, startNanos, node.timerScheduler);
         node.refreshMembership();
+        if (joining) {
+            node.timerScheduler.scheduleWithFixedDelay(node.clusterStateLoaded::observe, CLUSTER_STATE_CHECK_INTERVAL_MS,
+                    CLUSTER_STATE_CHECK_INTERVAL_MS, TimeUnit.MILLISECONDS);
+        }
         node.timerScheduler.scheduleWithFixedDelay(node::refreshMembership, MEMBERSHIP_REFRESH_INTERVAL_MS,
                 MEMBERSHIP_REFRESH_INTERVAL_MS, TimeUnit.MILLISECONDS);
         node.timerScheduler.scheduleWithFixedDelay(node::releaseMovedReplicas, MEMBERSHIP_REFRESH_INTERVAL_MS,
@@ -237,9 +247,18 @@ public final class CohortRaftNode implements AutoCloseable {
      * Whether {@code partition}'s replica has applied the log it held when this node started (its
      * snapshot to its last entry then; {@link StartupReplay}); true for one not hosted at start.
      */
-    public boolean replayedAtStart(int partition) {
+    boolean replayedAtStart(int partition) {
         StartupReplay replay = startupReplay;
         return replay != null && replay.replayed(partition);
+    }
+
+    /**
+     * Whether this node's replica of partition 0 holds the cluster-wide state (ACLs, topics, group
+     * settings) as of the node's start, or, on a node started to be added, as of the configuration
+     * that added it ({@link ClusterStateLoaded}); stays true once true.
+     */
+    public boolean clusterStateLoaded() {
+        return clusterStateLoaded.loaded();
     }
 
     /** How many log entries the replicas had to apply at start, over all of them (0 when their snapshots covered their logs). */

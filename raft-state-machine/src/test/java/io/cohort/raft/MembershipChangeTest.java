@@ -5,6 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.cohort.core.ErrorCode;
+import io.cohort.core.acl.AclBinding;
+import io.cohort.core.acl.AclOperation;
+import io.cohort.core.acl.AclPatternType;
+import io.cohort.core.acl.AclPermission;
+import io.cohort.core.acl.AclResourceType;
+import io.cohort.core.command.Command;
 import io.cohort.core.GroupConfig;
 import io.cohort.core.response.OffsetCommitResponse;
 import io.cohort.core.shard.Result;
@@ -17,6 +23,8 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -100,6 +108,59 @@ class MembershipChangeTest {
         }
         // Removing again is a no-op.
         remove(3);
+    }
+
+    /**
+     * A node started to be added holds partition 0's cluster-wide state (here the ACLs, which its
+     * authorizer enforces) only once it has applied up to the configuration that added it: before,
+     * its replica is empty (then a snapshot install, then the entries after), and a node that said
+     * "loaded" then would deny everyone. Until this was fixed it said so from the start (it had no log
+     * of its own to replay). Polled the whole time the add runs: whenever it says loaded, both ACLs,
+     * the one in the snapshot it is sent and the one created last, are there.
+     */
+    @Test
+    void aJoiningNodeHoldsTheClusterStateOnlyOnceItsAddIsApplied() throws Exception {
+        cluster = RaftTestCluster.start(root, 3, 1, GROUPS, TUNING);
+        AclBinding early = new AclBinding("User:early", "*", AclResourceType.GROUP, "g", AclPatternType.LITERAL,
+                AclOperation.READ, AclPermission.ALLOW);
+        AclBinding late = new AclBinding("User:late", "*", AclResourceType.GROUP, "g", AclPatternType.LITERAL,
+                AclOperation.READ, AclPermission.ALLOW);
+        leader().submit(0, new Command.CreateAcls(List.of(early))).get(20, TimeUnit.SECONDS);
+        commit(120); // past two snapshots (every 50 entries): the new node is sent one
+        leader().submit(0, new Command.CreateAcls(List.of(late))).get(20, TimeUnit.SECONDS);
+
+        NodeAddress n3 = new NodeAddress(3, "127.0.0.1", TestPorts.next(), TestPorts.next());
+        CohortRaftNode node3 = join(n3);
+        assertThat(node3.clusterStateLoaded()).as("not added yet: nothing of partition 0").isFalse();
+        List<String> violations = new CopyOnWriteArrayList<>();
+        AtomicBoolean watching = new AtomicBoolean(true);
+        AtomicLong polls = new AtomicLong();
+        Thread watcher = new Thread(() -> {
+            while (watching.get()) {
+                polls.incrementAndGet();
+                if (node3.clusterStateLoaded()) {
+                    java.util.Set<AclBinding> acls = node3.shard(0).acls().bindings();
+                    if (!acls.contains(early) || !acls.contains(late)) {
+                        violations.add("loaded with ACLs " + acls);
+                    }
+                    return;
+                }
+                Thread.onSpinWait();
+            }
+        }, "cluster-state-watcher");
+        watcher.start();
+        add(n3);
+        await().atMost(Duration.ofSeconds(30)).until(node3::clusterStateLoaded);
+        watching.set(false);
+        watcher.join(10_000);
+        assertThat(violations).isEmpty();
+        assertThat(polls.get()).isPositive();
+        assertThat(node3.shard(0).acls().bindings()).contains(early, late);
+        assertThat(progress).anyMatch(line -> line.contains("node 3 caught up and promoted to voter"));
+        // Loaded stays loaded, and the other nodes never waited: they replayed their logs at start.
+        for (CohortRaftNode node : all()) {
+            assertThat(node.clusterStateLoaded()).as("node " + node.nodeId()).isTrue();
+        }
     }
 
     /**

@@ -18,13 +18,16 @@ import java.util.function.Supplier;
  * <p>The ACLs are this node's applied view of partition 0's ACL state ({@code acls}), read without a
  * lock. With {@code authorizer.enabled=false} every check passes and nothing is logged.
  *
- * <p>Until this node's replica of partition 0 has applied the log it held at start ({@code
- * aclsLoaded}), its ACL set is the snapshot's, possibly older or empty, so it decides nothing: a
- * check throws {@link AclsNotLoadedException}: gRPC UNAVAILABLE, or COORDINATOR_LOAD_IN_PROGRESS
- * where the service maps failures to Kafka errors; clients retry both, as a Kafka
- * broker serves nothing before it has caught up its metadata. Found by chaos seed 20261221: after a
- * whole-cluster restart before partition 0's first snapshot, a node denied every call
- * (GROUP_AUTHORIZATION_FAILED, which Kafka clients treat as fatal) for 3.5 s.
+ * <p>Until this node's replica of partition 0 has applied the log it held at start, and on a node
+ * being added everything up to the configuration that added it ({@code aclsLoaded}), its ACL set
+ * is the snapshot's or none, possibly older or empty, so it decides nothing from it: a check throws
+ * {@link AclsNotLoadedException}: gRPC UNAVAILABLE, or COORDINATOR_LOAD_IN_PROGRESS where the
+ * service maps failures to Kafka errors; clients retry both, as a Kafka broker serves nothing
+ * before it has caught up its metadata. Found by chaos seed 20261221: after a whole-cluster restart
+ * before partition 0's first snapshot, a node denied every call (GROUP_AUTHORIZATION_FAILED, which
+ * Kafka clients treat as fatal) for 3.5 s. Super users are decided at once: they come from the
+ * node's configuration, not the ACLs (the other nodes' own calls to a node being added, which are
+ * the add's steps, need them or ALTER on the cluster; docs/SECURITY.md).
  */
 public final class RequestAuthorizer {
     /** Allows everything: a node with authorizer.enabled=false. */
@@ -82,6 +85,9 @@ public final class RequestAuthorizer {
         if (!enabled) {
             return true;
         }
+        if (authorizer.superUsers().contains(principal)) {
+            return true;
+        }
         requireLoaded();
         return authorizer.isAllowed(acls.get(), principal, host, operation, AclResourceType.CLUSTER,
                 AclBinding.CLUSTER_NAME);
@@ -91,8 +97,11 @@ public final class RequestAuthorizer {
         if (!enabled) {
             return true;
         }
-        requireLoaded();
         String principal = Principals.principal();
+        if (authorizer.superUsers().contains(principal)) {
+            return true; // decided by the configuration, not by the ACLs: nothing to wait for
+        }
+        requireLoaded();
         String host = Principals.host();
         Authorizer.Decision decision = authorizer.authorize(acls.get(), principal, host, operation, type, name);
         if (!decision.allowed() && audit) {

@@ -69,7 +69,8 @@ class RequestAuthorizerTest {
     void testNothingIsDecidedUntilTheAclsAreLoaded() {
         java.util.concurrent.atomic.AtomicBoolean loaded = new java.util.concurrent.atomic.AtomicBoolean();
         // Before partition 0's log is applied the node's ACL set may be empty: it must not deny.
-        RequestAuthorizer authorizer = new RequestAuthorizer(true, Set.of(), () -> AclSet.EMPTY, loaded::get);
+        RequestAuthorizer authorizer = new RequestAuthorizer(true, Set.of("User:admin"), () -> AclSet.EMPTY,
+                loaded::get);
         org.assertj.core.api.Assertions.assertThatThrownBy(
                         () -> as("User:alice", () -> authorizer.allowGroup("FindCoordinator", AclOperation.DESCRIBE, "g")))
                 .isInstanceOf(AclsNotLoadedException.class)
@@ -79,6 +80,10 @@ class RequestAuthorizerTest {
                         () -> authorizer.wouldAllowCluster("User:node", "10.0.0.1", AclOperation.ALTER))
                 .isInstanceOf(AclsNotLoadedException.class);
         assertThat(audit.list).as("nothing decided, nothing audited").isEmpty();
+        // A super user comes from the configuration, not the ACLs: decided at once (the other nodes'
+        // calls to a node being added, which are the add's steps, must not wait for what they add).
+        assertThat(as("User:admin", () -> authorizer.allowCluster("HostReplica", AclOperation.ALTER))).isTrue();
+        assertThat(authorizer.wouldAllowCluster("User:admin", "10.0.0.1", AclOperation.ALTER)).isTrue();
         assertThat(RequestAuthorizer.ALLOW_ALL.allowGroup("JoinGroup", AclOperation.READ, "g")).isTrue();
 
         loaded.set(true);

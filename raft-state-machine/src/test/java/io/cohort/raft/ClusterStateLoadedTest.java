@@ -1,0 +1,51 @@
+package io.cohort.raft;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class ClusterStateLoadedTest {
+    private final AtomicBoolean replayed = new AtomicBoolean();
+    private final AtomicLong listedAt = new AtomicLong(-1);
+    private final AtomicLong applied = new AtomicLong(-1);
+
+    private ClusterStateLoaded gate(boolean joining) {
+        return new ClusterStateLoaded(joining, replayed::get, listedAt::get, applied::get);
+    }
+
+    @Test
+    void aNodeThatWasAMemberWaitsOnlyForItsOwnLog() {
+        ClusterStateLoaded gate = gate(false);
+        assertThat(gate.loaded()).isFalse();
+        replayed.set(true);
+        assertThat(gate.loaded()).as("no configuration needed").isTrue();
+        replayed.set(false);
+        assertThat(gate.loaded()).as("stays loaded").isTrue();
+    }
+
+    @Test
+    void aJoiningNodeWaitsForTheEarliestConfigurationListingIt() {
+        replayed.set(true); // a new replica has nothing of its own to replay
+        ClusterStateLoaded gate = gate(true);
+        assertThat(gate.loaded()).as("not listed yet").isFalse();
+        listedAt.set(120); // added as a listener at index 120; the snapshot it was sent is at 100
+        applied.set(100);
+        assertThat(gate.observe()).isFalse();
+        listedAt.set(125); // promoted to voter at 125, not applied here yet
+        applied.set(121);
+        assertThat(gate.loaded()).as("past the listener entry: everything before the add is applied").isTrue();
+    }
+
+    @Test
+    void aJoiningNodeFirstSeenAsAVoterWaitsForThatEntry() {
+        replayed.set(true);
+        ClusterStateLoaded gate = gate(true);
+        listedAt.set(125);
+        applied.set(124);
+        assertThat(gate.loaded()).isFalse();
+        applied.set(125);
+        assertThat(gate.loaded()).isTrue();
+    }
+}
