@@ -179,7 +179,26 @@ final class ClusterRouter implements AutoCloseable {
      */
     <R> R groupCall(String groupId, Duration attemptTimeout, Duration budget, StubCall<R> call,
             Function<R, Routing> routing) {
+        return answeredGroupCall(groupId, attemptTimeout, budget, call, routing).response();
+    }
+
+    /**
+     * A group call's answer, and the first of its attempts that failed without an answer (a
+     * deadline, a connection closed or refused), or null. Such an attempt may have reached the
+     * coordinator and been applied, whatever the answer to a later attempt says: a write whose
+     * answer is a refusal is then "may have been applied", not "not applied".
+     */
+    record Answered<R>(R response, StatusRuntimeException unansweredAttempt) {
+    }
+
+    /**
+     * As {@link #groupCall}, with the first unanswered attempt beside the answer; a definite failure
+     * thrown after one carries it as its cause ({@link #afterUnansweredAttempt}).
+     */
+    <R> Answered<R> answeredGroupCall(String groupId, Duration attemptTimeout, Duration budget, StubCall<R> call,
+            Function<R, Routing> routing) {
         long deadline = deadlineAfter(budget);
+        StatusRuntimeException unanswered = null;
         int partition = partitionFor(groupId);
         R lastResponse = null;
         RuntimeException lastFailure = null;
@@ -195,9 +214,9 @@ final class ClusterRouter implements AutoCloseable {
                     coordinator = lookUpCoordinator(groupId, deadline, unreachable);
                 } catch (CohortException e) {
                     if (lastResponse != null) {
-                        return lastResponse;
+                        return new Answered<>(lastResponse, unanswered);
                     }
-                    throw e;
+                    throw afterUnansweredAttempt(e, unanswered);
                 }
             }
             try {
@@ -205,7 +224,7 @@ final class ClusterRouter implements AutoCloseable {
                         .withDeadlineAfter(attemptTimeout.toMillis(), TimeUnit.MILLISECONDS));
                 Routing route = routing.apply(response);
                 if (!ErrorCodes.isRouting(route.code())) {
-                    return response;
+                    return new Answered<>(response, unanswered);
                 }
                 lastResponse = response;
                 lastFailure = null;
@@ -228,15 +247,38 @@ final class ClusterRouter implements AutoCloseable {
                 lastFailure = retriableTransportFailure(e, coordinator, endpointOf(coordinator));
                 coordinatorByPartition.remove(partition, coordinator);
                 unreachable = endpointOf(coordinator);
+                if (unanswered == null) {
+                    unanswered = e;
+                }
             }
             if (!sleepUnlessPastDeadline(retries.nextDelayMs(lastFailure == null), deadline)) {
                 if (lastFailure == null && lastResponse != null) {
-                    return lastResponse;
+                    return new Answered<>(lastResponse, unanswered);
                 }
                 throw new CohortException(ErrorCode.COORDINATOR_NOT_AVAILABLE, "no coordinator of group '" + groupId
                         + "' answered within " + budget.toMillis() + " ms", lastFailure);
             }
         }
+    }
+
+    /**
+     * {@code failure}, a definite answer to a call, or the same with {@code unanswered} as its cause
+     * and said in its message when an earlier attempt of the call got no answer and so may have been
+     * applied (see {@link Answered}). Kafka's client reports such a failure as it is; the cause lets a
+     * caller that must know (a checker of what was applied, an application deciding whether to
+     * retry a write) tell "refused" from "refused this time, maybe applied before".
+     */
+    static CohortException afterUnansweredAttempt(CohortException failure, StatusRuntimeException unanswered) {
+        if (unanswered == null || failure.getCause() != null) {
+            return failure;
+        }
+        String message = failure.getMessage() + "; an earlier attempt got no answer (" + unanswered.getStatus().getCode()
+                + ") and may have been applied";
+        CohortException withCause = failure instanceof CommitFailedException
+                ? new CommitFailedException(failure.errorCode(), message, unanswered, false)
+                : new CohortException(failure.errorCode(), message, unanswered, false);
+        withCause.setStackTrace(failure.getStackTrace());
+        return withCause;
     }
 
     /**

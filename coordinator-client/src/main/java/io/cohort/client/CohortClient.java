@@ -178,7 +178,12 @@ public final class CohortClient implements AutoCloseable {
 
     /** OffsetCommit. The group-level error, if any, is the one copied into every partition. */
     public OffsetCommitResponse offsetCommit(OffsetCommitRequest request, Duration budget) {
-        return groupCall(request.getGroupId(), requestTimeout, budget,
+        return answeredOffsetCommit(request, budget).response();
+    }
+
+    /** As {@link #offsetCommit}, with the first attempt that got no answer beside the answer ({@link ClusterRouter.Answered}). */
+    ClusterRouter.Answered<OffsetCommitResponse> answeredOffsetCommit(OffsetCommitRequest request, Duration budget) {
+        return router.answeredGroupCall(request.getGroupId(), requestTimeout, budget,
                 (stub) -> stub.offsetCommit(request),
                 r -> new Routing(firstPartitionError(r), r.hasLeaderHint() ? r.getLeaderHint() : null));
     }
@@ -236,15 +241,21 @@ public final class CohortClient implements AutoCloseable {
     /**
      * Commits offsets as an admin tool does (generation -1, no member): allowed for an Empty or
      * unknown group; a group with members answers UNKNOWN_MEMBER_ID, thrown here. Throws the first
-     * partition error if any partition failed (the others are committed).
+     * partition error if any partition failed (the others are committed). A failure thrown after an
+     * attempt that got no answer (a node that died mid-call) has that attempt's failure as its cause:
+     * that attempt may have been applied.
      */
     public void commitOffsets(String groupId, Map<TopicPartition, OffsetAndMetadata> offsets) {
         if (offsets.isEmpty()) {
             return;
         }
-        OffsetCommitResponse response = offsetCommit(commitRequest(groupId, -1, "", Optional.empty(), offsets),
-                apiTimeout);
-        throwIfCommitFailed(response, groupId);
+        ClusterRouter.Answered<OffsetCommitResponse> answered = answeredOffsetCommit(
+                commitRequest(groupId, -1, "", Optional.empty(), offsets), apiTimeout);
+        try {
+            throwIfCommitFailed(answered.response(), groupId);
+        } catch (CohortException e) {
+            throw ClusterRouter.afterUnansweredAttempt(e, answered.unansweredAttempt());
+        }
     }
 
     /** Describes {@code groupId}; empty if the group does not exist. Linearizable. */

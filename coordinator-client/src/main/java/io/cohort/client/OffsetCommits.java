@@ -2,6 +2,7 @@ package io.cohort.client;
 
 import io.cohort.api.v1.ErrorCode;
 import io.cohort.api.v1.OffsetCommitResponse;
+import io.grpc.StatusRuntimeException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -105,19 +106,35 @@ final class OffsetCommits {
         return done;
     }
 
+    /**
+     * Sends the commit, again with a newer epoch where the protocol says so. A failure thrown after
+     * an attempt that got no answer carries it as its cause ({@link ClusterRouter#afterUnansweredAttempt}):
+     * the commit may have been applied by that attempt.
+     */
     private void sendCommit(Map<TopicPartition, OffsetAndMetadata> offsets, Membership.CommitTarget first) {
         long deadline = System.nanoTime() + client.apiTimeout().toNanos();
         Membership.CommitTarget target = first;
+        StatusRuntimeException unanswered = null;
         while (true) {
-            OffsetCommitResponse response = client.offsetCommit(CohortClient.commitRequest(groupId,
-                    target.generationOrEpoch(), target.memberId(), groupInstanceId, offsets), client.apiTimeout());
+            ClusterRouter.Answered<OffsetCommitResponse> answered;
             try {
-                CohortClient.throwIfCommitFailed(response, groupId);
+                answered = client.answeredOffsetCommit(CohortClient.commitRequest(groupId,
+                        target.generationOrEpoch(), target.memberId(), groupInstanceId, offsets), client.apiTimeout());
+            } catch (CohortException e) {
+                throw ClusterRouter.afterUnansweredAttempt(e, unanswered);
+            }
+            if (unanswered == null) {
+                unanswered = answered.unansweredAttempt();
+            }
+            try {
+                CohortClient.throwIfCommitFailed(answered.response(), groupId);
                 return;
             } catch (CohortException e) {
                 Membership.CommitTarget retry = membership.retryCommitAfter(e.errorCode(), target, deadline);
                 if (retry == null) {
-                    throw membership.onCommitFailed(e, target);
+                    RuntimeException failure = membership.onCommitFailed(e, target);
+                    throw failure instanceof CohortException definite
+                            ? ClusterRouter.afterUnansweredAttempt(definite, unanswered) : failure;
                 }
                 LOG.debug("group {}: commit with epoch {} answered {}; retrying with epoch {}", groupId,
                         target.generationOrEpoch(), e.errorCode(), retry.generationOrEpoch());

@@ -230,8 +230,9 @@ public final class ChaosWorkload implements AutoCloseable {
             type = Op.OK;
             detail = "";
         } catch (CommitFailedException e) {
-            type = Op.FAIL;
-            detail = e.errorCode().name();
+            // With a cause, an earlier attempt got no answer and may have been applied.
+            type = e.getCause() != null ? Op.INFO : Op.FAIL;
+            detail = e.errorCode().name() + (e.getCause() != null ? ": " + e.getMessage() : "");
         } catch (CohortException e) {
             // A refusal was not applied. A timeout, a routing error or UNKNOWN_SERVER_ERROR (a failed
             // replicated write) may have been: the API says so.
