@@ -87,7 +87,20 @@ class SnapshotRestoreIT {
                     .until(() -> acknowledged.size() == GROUPS
                             && acknowledged.values().stream().allMatch(a -> a.get() >= 3));
             acknowledgedBeforeSave = snapshot(acknowledged);
+            // The leaders where the balancer puts them, so that they stay there during the save.
+            Map<Integer, Integer> leadersBefore = source.awaitPreferredLeaders(SETTLE);
             saveOutput = cli(source.runDir(), "--bootstrap", source.bootstrap(), "snapshot", "save", backup.toString());
+            // Each partition from a follower (the replica asked holds its apply for the snapshot; on
+            // the leader that would hold every commit), where the leader did not move meanwhile.
+            Map<Integer, Integer> leadersAfter = leaders(client);
+            Map<Integer, Integer> sources = sourceNodes(saveOutput);
+            assertThat(sources).hasSize(PARTITIONS);
+            sources.forEach((partition, node) -> {
+                if (leadersBefore.get(partition).equals(leadersAfter.get(partition))) {
+                    assertThat(node).as("source of partition %s (leaders %s)", partition, leadersAfter)
+                            .isNotEqualTo(leadersBefore.get(partition));
+                }
+            });
             Map<String, Long> acknowledgedAfterSave = snapshot(acknowledged);
             Awaitility.await("commits continue after the save").atMost(SETTLE).until(() -> acknowledged.entrySet()
                     .stream().allMatch(e -> e.getValue().get() > acknowledgedAfterSave.get(e.getKey())));
@@ -133,6 +146,29 @@ class SnapshotRestoreIT {
             }
         }
         passed = true;
+    }
+
+    private static Map<Integer, Integer> leaders(CohortClient client) {
+        Map<Integer, Integer> leaders = new TreeMap<>();
+        client.clusterStatus(false).getPartitionsList()
+                .forEach(p -> leaders.put(p.getPartitionIndex(), p.getLeaderNodeId()));
+        return leaders;
+    }
+
+    /** PARTITION -> FROM-NODE, from the table `snapshot save` prints. */
+    private static Map<Integer, Integer> sourceNodes(String saveOutput) {
+        Map<Integer, Integer> sources = new TreeMap<>();
+        boolean inTable = false;
+        for (String line : saveOutput.lines().toList()) {
+            String[] cells = line.trim().split("\\s+");
+            if (cells.length > 3 && cells[0].equals("PARTITION")) {
+                assertThat(cells[3]).isEqualTo("FROM-NODE");
+                inTable = true;
+            } else if (inTable && cells.length > 3 && cells[0].matches("\\d+")) {
+                sources.put(Integer.parseInt(cells[0]), Integer.parseInt(cells[3]));
+            }
+        }
+        return sources;
     }
 
     /**

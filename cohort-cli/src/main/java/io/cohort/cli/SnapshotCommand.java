@@ -117,15 +117,27 @@ final class SnapshotCommand implements Runnable {
             }
         }
 
-        /** The partition's leader first (it is caught up), then its other replicas. */
-        private static List<Integer> candidates(ClusterStatusResponse status, int p) {
+        /**
+         * The partition's followers first, its leader last. The replica asked writes a snapshot on its
+         * apply thread (a snapshot Ratis is asked for is not written beside it), which holds every
+         * entry of the partition on that replica meanwhile: seconds for millions of offsets. On a
+         * follower that delays no commit (the leader and the other followers make the quorum, and a
+         * commit is answered when the leader has applied it); on the leader it delays them all.
+         * A follower's read barrier waits until it has applied what the leader committed; one that
+         * cannot (cut off, far behind) fails within the call's time and the next candidate is asked.
+         */
+        static List<Integer> candidates(ClusterStatusResponse status, int p) {
             Set<Integer> nodes = new LinkedHashSet<>();
             for (PartitionStatus partition : status.getPartitionsList()) {
                 if (partition.getPartitionIndex() == p) {
+                    for (int replica : partition.getReplicaNodeIdsList()) {
+                        if (replica != partition.getLeaderNodeId()) {
+                            nodes.add(replica);
+                        }
+                    }
                     if (partition.getLeaderNodeId() >= 0) {
                         nodes.add(partition.getLeaderNodeId());
                     }
-                    nodes.addAll(partition.getReplicaNodeIdsList());
                 }
             }
             if (nodes.isEmpty()) {
