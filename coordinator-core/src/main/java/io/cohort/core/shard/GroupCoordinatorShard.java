@@ -15,7 +15,6 @@ import io.cohort.core.command.Heartbeat;
 import io.cohort.core.group.ClassicGroup;
 import io.cohort.core.group.ClassicGroupMember;
 import io.cohort.core.group.ClassicGroupState;
-import io.cohort.core.offset.OffsetColumns;
 import io.cohort.core.offset.OffsetStore;
 import io.cohort.core.offset.TopicPartition;
 import io.cohort.core.record.CoordinatorRecord;
@@ -401,7 +400,8 @@ public final class GroupCoordinatorShard {
     /**
      * A consistent cut of the whole state ({@link StateCut#records()} builds and sorts the records on
      * the caller's thread). Apply thread only, as {@link #snapshot()}; cheap enough to take between
-     * two entries: references to the groups and offsets, no object per offset.
+     * two entries: a reference per group to its value (immutable) and to its offsets, which the cut
+     * freezes ({@link OffsetStore#freezeAll()}: written after it, a group's offsets are copied first).
      */
     public StateCut cut() {
         List<CoordinatorRecord> settingsAclsTopics = new ArrayList<>();
@@ -411,14 +411,14 @@ public final class GroupCoordinatorShard {
         acls.bindings().forEach(binding -> settingsAclsTopics.add(new CoordinatorRecord.AclValue(binding)));
         topics.byName().values().forEach(topic -> settingsAclsTopics.add(new CoordinatorRecord.TopicValue(topic)));
         List<StateCut.Group> cutGroups = new ArrayList<>(groups.size() + consumerGroups.size());
-        OffsetColumns offsetCopy = new OffsetColumns();
+        offsets.freezeAll();
         for (ClassicGroup group : groups.values()) {
-            cutGroups.add(new StateCut.Group(group.groupId(), group, null, offsets.copyInto(group.groupId(), offsetCopy)));
+            cutGroups.add(new StateCut.Group(group.groupId(), group, null, offsets.offsets(group.groupId())));
         }
         for (ConsumerGroup group : consumerGroups.values()) {
-            cutGroups.add(new StateCut.Group(group.groupId(), null, group, offsets.copyInto(group.groupId(), offsetCopy)));
+            cutGroups.add(new StateCut.Group(group.groupId(), null, group, offsets.offsets(group.groupId())));
         }
-        return new StateCut(settingsAclsTopics, cutGroups, offsetCopy);
+        return new StateCut(settingsAclsTopics, cutGroups);
     }
 
     /** Replaces the whole state with what {@code records} rebuild (snapshot load and install). */
@@ -430,11 +430,7 @@ public final class GroupCoordinatorShard {
         topics = TopicRegistry.EMPTY;
         config = initialConfig;
         settings = GroupSettings.of(initialConfig, GroupSettings.INITIAL_VERSION);
-        for (String groupId : new ArrayList<>(offsets.groupIds())) {
-            for (TopicPartition tp : new ArrayList<>(offsets.offsets(groupId).keySet())) {
-                offsets.remove(groupId, tp);
-            }
-        }
+        offsets.clear();
         records.forEach(this::replay);
     }
 
