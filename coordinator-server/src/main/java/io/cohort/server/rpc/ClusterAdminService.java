@@ -15,6 +15,7 @@ import io.cohort.api.v1.DescribeAclsRequest;
 import io.cohort.api.v1.DescribeAclsResponse;
 import io.cohort.core.ErrorCode;
 import io.cohort.core.acl.AclOperation;
+import io.cohort.server.auth.AclsNotLoadedException;
 import io.cohort.server.auth.Principals;
 import io.cohort.server.auth.RequestAuthorizer;
 import io.cohort.raft.CohortRaftNode;
@@ -112,7 +113,7 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
      * final in the generated base class).
      */
     public ServerServiceDefinition definition() {
-        return ServerInterceptors.intercept(this, CallContext.INTERCEPTOR);
+        return ServerInterceptors.intercept(this, CallContext.INTERCEPTOR, ThrownStatus.INTERCEPTOR);
     }
 
     /** Refuses further transfers (COORDINATOR_NOT_AVAILABLE) and closes the forwarding channels. */
@@ -150,6 +151,8 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
                 return;
             }
             call.respond(status(request.getIncludeStateDigest()), ErrorCode.NONE.name());
+        } catch (AclsNotLoadedException e) {
+            call.fail(e.getStatus());
         } catch (RuntimeException e) {
             LOG.error("ClusterStatus failed", e);
             call.fail(Status.INTERNAL.withDescription("could not read the cluster status: " + e));
@@ -273,6 +276,8 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
             } else {
                 forward(call, request);
             }
+        } catch (AclsNotLoadedException e) {
+            answer(call, transferResponse(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, e.getStatus().getDescription()));
         } catch (RuntimeException e) {
             LOG.error("TransferLeadership failed", e);
             answer(call, transferResponse(ErrorCode.UNKNOWN_SERVER_ERROR, "unexpected server error: " + e));
@@ -403,6 +408,8 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
         try {
             DescribeAclsResponse response = acls.describeAcls(request);
             call.respond(response, response.getErrorCode().name());
+        } catch (AclsNotLoadedException e) {
+            call.fail(e.getStatus());
         } catch (RuntimeException e) {
             LOG.error("DescribeAcls failed", e);
             call.fail(Status.INTERNAL.withDescription("could not read the ACLs: " + e));
@@ -419,6 +426,8 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
         try {
             io.cohort.api.v1.DescribeGroupConfigResponse response = groupConfig.describe(request);
             call.respond(response, response.getErrorCode().name());
+        } catch (AclsNotLoadedException e) {
+            call.fail(e.getStatus());
         } catch (RuntimeException e) {
             LOG.error("DescribeGroupConfig failed", e);
             call.fail(Status.INTERNAL.withDescription("could not read the group settings: " + e));
@@ -562,7 +571,9 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
     }
 
     private static <T> void respond(RpcCall<T> call, T response, Throwable error, Function<T, String> errorOf) {
-        if (error != null) {
+        if (ErrorTable.unwrap(error) instanceof AclsNotLoadedException notLoaded) {
+            call.fail(notLoaded.getStatus());
+        } else if (error != null) {
             LOG.error("{} failed", call.rpc(), error);
             call.fail(Status.INTERNAL.withDescription(call.rpc() + " failed: " + error));
         } else {

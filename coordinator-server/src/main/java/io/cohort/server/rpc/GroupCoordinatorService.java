@@ -125,7 +125,7 @@ public class GroupCoordinatorService extends GroupCoordinatorGrpc.GroupCoordinat
      * service itself ({@code bindService} is final in the generated base class).
      */
     public ServerServiceDefinition definition() {
-        return ServerInterceptors.intercept(this, CallContext.INTERCEPTOR);
+        return ServerInterceptors.intercept(this, CallContext.INTERCEPTOR, ThrownStatus.INTERCEPTOR);
     }
 
     /**

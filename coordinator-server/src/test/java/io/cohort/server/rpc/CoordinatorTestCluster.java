@@ -89,6 +89,9 @@ final class CoordinatorTestCluster implements AutoCloseable {
     record Security(java.util.Set<String> superUsers, io.cohort.server.auth.TokenFile tokens) {
     }
 
+    /** Whether the authorizers take their ACLs as loaded (a node's start, or its add, done). */
+    private java.util.function.BooleanSupplier aclsLoaded = () -> true;
+
     private CoordinatorTestCluster(Path root, int nodeCount, int partitions, GroupConfig groupConfig) {
         this(root, nodeCount, partitions, groupConfig, null, TEST_TUNING);
     }
@@ -123,7 +126,16 @@ final class CoordinatorTestCluster implements AutoCloseable {
     /** As {@link #start(Path, int, int)}, with the authorizer on and principals from {@code security}. */
     static CoordinatorTestCluster startSecured(Path root, int nodeCount, int partitions, Security security,
                                                RaftTuning tuning) {
-        return start(new CoordinatorTestCluster(root, nodeCount, partitions, testGroupConfig(), security, tuning));
+        return startSecured(root, nodeCount, partitions, security, tuning, () -> true);
+    }
+
+    /** As above; the nodes' authorizers take their ACLs as loaded only while {@code aclsLoaded} says so. */
+    static CoordinatorTestCluster startSecured(Path root, int nodeCount, int partitions, Security security,
+                                               RaftTuning tuning, java.util.function.BooleanSupplier aclsLoaded) {
+        CoordinatorTestCluster cluster = new CoordinatorTestCluster(root, nodeCount, partitions, testGroupConfig(),
+                security, tuning);
+        cluster.aclsLoaded = aclsLoaded;
+        return start(cluster);
     }
 
     /**
@@ -162,7 +174,7 @@ final class CoordinatorTestCluster implements AutoCloseable {
             io.cohort.server.auth.RequestAuthorizer authorizer = security == null
                     ? io.cohort.server.auth.RequestAuthorizer.ALLOW_ALL
                     : new io.cohort.server.auth.RequestAuthorizer(true, security.superUsers(),
-                            () -> raft.shard(0).acls());
+                            () -> raft.shard(0).acls(), aclsLoaded);
             GroupCoordinatorService coordinator = new GroupCoordinatorService(raft, parked, metrics, authorizer);
             ClusterAdminService admin = new ClusterAdminService(raft, authorizer);
             io.grpc.ServerServiceDefinition coordinatorService = coordinator.definition();
