@@ -3,21 +3,16 @@ package io.cohort.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.cohort.api.v1.ClusterAdminGrpc;
-import io.cohort.api.v1.ClusterStatusRequest;
-import io.cohort.api.v1.ClusterStatusResponse;
 import io.cohort.api.v1.DescribeGroupsRequest;
 import io.cohort.api.v1.DescribeGroupsResponse;
 import io.cohort.api.v1.ErrorCode;
 import io.cohort.api.v1.FindCoordinatorRequest;
 import io.cohort.api.v1.FindCoordinatorResponse;
 import io.cohort.api.v1.GroupCoordinatorGrpc;
-import io.cohort.api.v1.NodeStatus;
 import io.cohort.api.v1.OffsetCommitRequest;
 import io.cohort.api.v1.OffsetCommitResponse;
 import io.cohort.api.v1.OffsetFetchRequest;
 import io.cohort.api.v1.OffsetFetchResponse;
-import io.cohort.api.v1.PartitionStatus;
 import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
@@ -47,7 +42,8 @@ class LimitErrorsAreNotRetriedTest {
     @BeforeEach
     void start() throws IOException {
         server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-                .addService(new OneNodeAdmin()).addService(new RefusingCoordinator()).build().start();
+                .addService(StandInNode.admin(() -> server.getPort())).addService(new RefusingCoordinator()).build()
+                .start();
         // A budget of seconds and a short backoff: a retrying client would make many calls.
         client = CohortClient.builder().bootstrap("127.0.0.1:" + server.getPort()).apiTimeout(Duration.ofSeconds(5))
                 .retryBackoff(Duration.ofMillis(1), Duration.ofMillis(5)).build();
@@ -94,28 +90,11 @@ class LimitErrorsAreNotRetriedTest {
         assertThat(describeCalls).hasValue(1);
     }
 
-    /** A cluster of one node leading the one partition. */
-    private final class OneNodeAdmin extends ClusterAdminGrpc.ClusterAdminImplBase {
-        @Override
-        public void clusterStatus(ClusterStatusRequest request, StreamObserver<ClusterStatusResponse> response) {
-            response.onNext(ClusterStatusResponse.newBuilder().setNodeId(1).setPartitionCount(1)
-                    .addNodes(NodeStatus.newBuilder().setNodeId(1).setHost("127.0.0.1")
-                            .setClientPort(server.getPort()).setIsSelf(true))
-                    .addPartitions(PartitionStatus.newBuilder().setPartitionIndex(0).setLeaderNodeId(1)
-                            .setLeaderReady(true))
-                    .build());
-            response.onCompleted();
-        }
-    }
-
     /** Names the one node as every group's coordinator, and refuses every other call as a node does when a limit is hit. */
     private final class RefusingCoordinator extends GroupCoordinatorGrpc.GroupCoordinatorImplBase {
         @Override
         public void findCoordinator(FindCoordinatorRequest request, StreamObserver<FindCoordinatorResponse> response) {
-            response.onNext(FindCoordinatorResponse.newBuilder().addCoordinators(FindCoordinatorResponse.Coordinator
-                    .newBuilder().setKey(request.getGroupIds(0)).setNodeId(1).setHost("127.0.0.1")
-                    .setPort(server.getPort())).build());
-            response.onCompleted();
+            StandInNode.findCoordinator(request, response, server.getPort());
         }
 
         @Override

@@ -3,17 +3,12 @@ package io.cohort.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.cohort.api.v1.ClusterAdminGrpc;
-import io.cohort.api.v1.ClusterStatusRequest;
-import io.cohort.api.v1.ClusterStatusResponse;
 import io.cohort.api.v1.ErrorCode;
 import io.cohort.api.v1.FindCoordinatorRequest;
 import io.cohort.api.v1.FindCoordinatorResponse;
 import io.cohort.api.v1.GroupCoordinatorGrpc;
-import io.cohort.api.v1.NodeStatus;
 import io.cohort.api.v1.OffsetCommitRequest;
 import io.cohort.api.v1.OffsetCommitResponse;
-import io.cohort.api.v1.PartitionStatus;
 import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -44,9 +39,10 @@ class UnansweredAttemptTest {
     private void start(boolean answerFirst) throws IOException {
         this.answerTheFirst = answerFirst;
         server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-                .addService(new OneNodeAdmin()).addService(new Coordinator()).build().start();
+                .addService(StandInNode.admin(() -> server.getPort())).addService(new Coordinator()).build().start();
         client = CohortClient.builder().bootstrap("127.0.0.1:" + server.getPort()).apiTimeout(Duration.ofSeconds(10))
-                .requestTimeout(Duration.ofMillis(300)).retryBackoff(Duration.ofMillis(1), Duration.ofMillis(5)).build();
+                .requestTimeout(Duration.ofMillis(300)).retryBackoff(Duration.ofMillis(1), Duration.ofMillis(5))
+                .build();
     }
 
     @AfterEach
@@ -87,7 +83,8 @@ class UnansweredAttemptTest {
 
     @Test
     void aCommitFailedExceptionKeepsItsTypeWithTheCause() {
-        StatusRuntimeException unanswered = Status.UNAVAILABLE.withDescription("connection closed").asRuntimeException();
+        StatusRuntimeException unanswered = Status.UNAVAILABLE.withDescription("connection closed")
+                .asRuntimeException();
         CohortException failure = ClusterRouter.afterUnansweredAttempt(
                 new CommitFailedException(ErrorCode.ILLEGAL_GENERATION, "commit of generation 3"), unanswered);
         assertThat(failure).isInstanceOf(CommitFailedException.class).hasCause(unanswered)
@@ -96,27 +93,10 @@ class UnansweredAttemptTest {
         assertThat(((CommitFailedException) failure).errorCode()).isEqualTo(ErrorCode.ILLEGAL_GENERATION);
     }
 
-    /** A cluster of one node leading the one partition. */
-    private final class OneNodeAdmin extends ClusterAdminGrpc.ClusterAdminImplBase {
-        @Override
-        public void clusterStatus(ClusterStatusRequest request, StreamObserver<ClusterStatusResponse> response) {
-            response.onNext(ClusterStatusResponse.newBuilder().setNodeId(1).setPartitionCount(1)
-                    .addNodes(NodeStatus.newBuilder().setNodeId(1).setHost("127.0.0.1")
-                            .setClientPort(server.getPort()).setIsSelf(true))
-                    .addPartitions(PartitionStatus.newBuilder().setPartitionIndex(0).setLeaderNodeId(1)
-                            .setLeaderReady(true))
-                    .build());
-            response.onCompleted();
-        }
-    }
-
     private final class Coordinator extends GroupCoordinatorGrpc.GroupCoordinatorImplBase {
         @Override
         public void findCoordinator(FindCoordinatorRequest request, StreamObserver<FindCoordinatorResponse> response) {
-            response.onNext(FindCoordinatorResponse.newBuilder().addCoordinators(FindCoordinatorResponse.Coordinator
-                    .newBuilder().setKey(request.getGroupIds(0)).setNodeId(1).setHost("127.0.0.1")
-                    .setPort(server.getPort())).build());
-            response.onCompleted();
+            StandInNode.findCoordinator(request, response, server.getPort());
         }
 
         @Override

@@ -1,0 +1,46 @@
+package io.cohort.client;
+
+import io.cohort.api.v1.ClusterAdminGrpc;
+import io.cohort.api.v1.ClusterStatusRequest;
+import io.cohort.api.v1.ClusterStatusResponse;
+import io.cohort.api.v1.FindCoordinatorRequest;
+import io.cohort.api.v1.FindCoordinatorResponse;
+import io.cohort.api.v1.NodeStatus;
+import io.cohort.api.v1.PartitionStatus;
+import io.grpc.stub.StreamObserver;
+import java.util.function.IntSupplier;
+
+/**
+ * The routing half of a stand-in node for client tests (a gRPC server on loopback that answers as
+ * a cluster of one node leading its one partition): ClusterStatus, and FindCoordinator naming the
+ * node for every group. The test's own GroupCoordinator service answers the rest.
+ */
+final class StandInNode {
+    private StandInNode() {
+    }
+
+    /** ClusterStatus of a one-node, one-partition cluster whose node listens on {@code port}. */
+    static ClusterAdminGrpc.ClusterAdminImplBase admin(IntSupplier port) {
+        return new ClusterAdminGrpc.ClusterAdminImplBase() {
+            @Override
+            public void clusterStatus(ClusterStatusRequest request, StreamObserver<ClusterStatusResponse> response) {
+                response.onNext(ClusterStatusResponse.newBuilder().setNodeId(1).setPartitionCount(1)
+                        .addNodes(NodeStatus.newBuilder().setNodeId(1).setHost("127.0.0.1")
+                                .setClientPort(port.getAsInt()).setIsSelf(true))
+                        .addPartitions(PartitionStatus.newBuilder().setPartitionIndex(0).setLeaderNodeId(1)
+                                .setLeaderReady(true))
+                        .build());
+                response.onCompleted();
+            }
+        };
+    }
+
+    /** Answers FindCoordinator naming the node on {@code port} as the group's coordinator. */
+    static void findCoordinator(FindCoordinatorRequest request, StreamObserver<FindCoordinatorResponse> response,
+                                int port) {
+        response.onNext(FindCoordinatorResponse.newBuilder().addCoordinators(FindCoordinatorResponse.Coordinator
+                .newBuilder().setKey(request.getGroupIds(0)).setNodeId(1).setHost("127.0.0.1").setPort(port))
+                .build());
+        response.onCompleted();
+    }
+}
