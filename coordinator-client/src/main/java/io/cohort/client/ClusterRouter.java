@@ -179,7 +179,7 @@ final class ClusterRouter implements AutoCloseable {
      */
     <R> R groupCall(String groupId, Duration attemptTimeout, Duration budget, StubCall<R> call,
             Function<R, Routing> routing) {
-        return answeredGroupCall(groupId, attemptTimeout, budget, call, routing).response();
+        return answeredGroupCall(groupId, attemptTimeout, budget, call, routing, false).response();
     }
 
     /**
@@ -192,11 +192,11 @@ final class ClusterRouter implements AutoCloseable {
     }
 
     /**
-     * As {@link #groupCall}, with the first unanswered attempt beside the answer; a definite failure
-     * thrown after one carries it as its cause ({@link #afterUnansweredAttempt}).
+     * As {@link #groupCall}, with the first unanswered attempt beside the answer; for a {@code write},
+     * a definite failure thrown after one carries it as its cause ({@link #afterUnansweredAttempt}).
      */
     <R> Answered<R> answeredGroupCall(String groupId, Duration attemptTimeout, Duration budget, StubCall<R> call,
-            Function<R, Routing> routing) {
+            Function<R, Routing> routing, boolean write) {
         long deadline = deadlineAfter(budget);
         StatusRuntimeException unanswered = null;
         int partition = partitionFor(groupId);
@@ -216,7 +216,7 @@ final class ClusterRouter implements AutoCloseable {
                     if (lastResponse != null) {
                         return new Answered<>(lastResponse, unanswered);
                     }
-                    throw afterUnansweredAttempt(e, unanswered);
+                    throw write ? afterUnansweredAttempt(e, unanswered) : e;
                 }
             }
             try {
@@ -272,8 +272,8 @@ final class ClusterRouter implements AutoCloseable {
         if (unanswered == null || failure.getCause() != null) {
             return failure;
         }
-        String message = failure.getMessage() + "; an earlier attempt got no answer (" + unanswered.getStatus().getCode()
-                + ") and may have been applied";
+        String message = failure.getMessage() + "; an earlier attempt got no answer ("
+                + unanswered.getStatus().getCode() + ") and may have been applied";
         CohortException withCause = failure instanceof CommitFailedException
                 ? new CommitFailedException(failure.errorCode(), message, unanswered, false)
                 : new CohortException(failure.errorCode(), message, unanswered, false);

@@ -181,11 +181,14 @@ public final class CohortClient implements AutoCloseable {
         return answeredOffsetCommit(request, budget).response();
     }
 
-    /** As {@link #offsetCommit}, with the first attempt that got no answer beside the answer ({@link ClusterRouter.Answered}). */
+    /**
+     * As {@link #offsetCommit}, with the first attempt that got no answer beside the answer
+     * ({@link ClusterRouter.Answered}).
+     */
     ClusterRouter.Answered<OffsetCommitResponse> answeredOffsetCommit(OffsetCommitRequest request, Duration budget) {
         return router.answeredGroupCall(request.getGroupId(), requestTimeout, budget,
                 (stub) -> stub.offsetCommit(request),
-                r -> new Routing(firstPartitionError(r), r.hasLeaderHint() ? r.getLeaderHint() : null));
+                r -> new Routing(firstPartitionError(r), r.hasLeaderHint() ? r.getLeaderHint() : null), true);
     }
 
     /**
