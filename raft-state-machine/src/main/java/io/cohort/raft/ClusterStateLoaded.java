@@ -17,11 +17,12 @@ import java.util.function.LongSupplier;
  * ACL change the cluster had acknowledged before the add is applied when the replica's applied
  * index reaches it. Ratis applies configuration entries as it applies others (the applied index
  * passes them), so the comparison needs nothing of ours. The earliest configuration seen listing
- * the node is the one compared with: an add lists the node first as a listener, then as a voter once
- * it caught up; waiting for the voter entry would keep the gate shut until the promotion's commit
- * reached the new node, a round after the add's next steps (HostReplica calls to this node) start.
- * The node's timer thread {@link #observe observes} every 50 ms while it is not loaded, so the
- * listener entry is seen even when no call asks.
+ * the node is the one compared with: an add stages the node (caught up without a vote, listed in no
+ * configuration), then lists it in the joint configuration (old and new voters), then in the new
+ * one alone; waiting for the last would keep the gate shut until that entry's commit reached the new
+ * node, which may be after the add's next steps (HostReplica calls to this node) start. The node's
+ * timer thread {@link #observe observes} every 50 ms while it is not loaded, so the joint entry is
+ * seen even when no call asks.
  */
 final class ClusterStateLoaded {
     private final boolean joining;

@@ -30,16 +30,16 @@ class ClusterStateLoadedTest {
         replayed.set(true); // a new replica has nothing of its own to replay
         ClusterStateLoaded gate = gate(true);
         assertThat(gate.loaded()).as("not listed yet").isFalse();
-        listedAt.set(120); // added as a listener at index 120; the snapshot it was sent is at 100
+        listedAt.set(120); // the joint configuration at 120 lists it first; the snapshot it was sent is at 100
         applied.set(100);
         assertThat(gate.observe()).isFalse();
-        listedAt.set(125); // promoted to voter at 125, not applied here yet
+        listedAt.set(125); // the new configuration alone at 125, not applied here yet
         applied.set(121);
-        assertThat(gate.loaded()).as("past the listener entry: everything before the add is applied").isTrue();
+        assertThat(gate.loaded()).as("past the joint entry: everything before the add is applied").isTrue();
     }
 
     @Test
-    void aJoiningNodeFirstSeenAsAVoterWaitsForThatEntry() {
+    void aJoiningNodeFirstSeenInTheNewConfigurationWaitsForThatEntry() {
         replayed.set(true);
         ClusterStateLoaded gate = gate(true);
         listedAt.set(125);
