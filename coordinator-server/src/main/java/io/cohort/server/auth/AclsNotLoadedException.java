@@ -5,12 +5,14 @@ import io.grpc.StatusRuntimeException;
 
 /**
  * This node's ACLs are not loaded yet (its replica of partition 0 is still applying the log it held
- * at start), so it authorizes nothing: the call ends with gRPC UNAVAILABLE, or, where a service
- * answers errors in its response, COORDINATOR_LOAD_IN_PROGRESS; clients retry either.
+ * at start, or, on a node being added, the log up to its add), so it authorizes nothing: the call
+ * ends with gRPC UNAVAILABLE, or, where a service answers errors in its response,
+ * COORDINATOR_LOAD_IN_PROGRESS; clients retry either.
  */
 public final class AclsNotLoadedException extends StatusRuntimeException {
     AclsNotLoadedException() {
         super(Status.UNAVAILABLE.withDescription("this node is still applying partition 0's log, which holds the"
-                + " ACLs, after its start; it authorizes no call until then: retry, or try another node"));
+                + " ACLs, since its start or its add to the cluster; it authorizes no call until then: retry, or"
+                + " try another node"));
     }
 }

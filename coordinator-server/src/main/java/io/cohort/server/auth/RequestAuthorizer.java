@@ -82,15 +82,8 @@ public final class RequestAuthorizer {
      * forwarded call.
      */
     public boolean wouldAllowCluster(String principal, String host, AclOperation operation) {
-        if (!enabled) {
-            return true;
-        }
-        if (authorizer.superUsers().contains(principal)) {
-            return true;
-        }
-        requireLoaded();
-        return authorizer.isAllowed(acls.get(), principal, host, operation, AclResourceType.CLUSTER,
-                AclBinding.CLUSTER_NAME);
+        return !enabled || decide(principal, host, operation, AclResourceType.CLUSTER, AclBinding.CLUSTER_NAME)
+                .allowed();
     }
 
     private boolean check(String rpc, AclOperation operation, AclResourceType type, String name, boolean audit) {
@@ -98,22 +91,23 @@ public final class RequestAuthorizer {
             return true;
         }
         String principal = Principals.principal();
-        if (authorizer.superUsers().contains(principal)) {
-            return true; // decided by the configuration, not by the ACLs: nothing to wait for
-        }
-        requireLoaded();
         String host = Principals.host();
-        Authorizer.Decision decision = authorizer.authorize(acls.get(), principal, host, operation, type, name);
+        Authorizer.Decision decision = decide(principal, host, operation, type, name);
         if (!decision.allowed() && audit) {
             AuditLog.denied(rpc, principal, host, operation.name(), type + ":" + name, decision.reason());
         }
         return decision.allowed();
     }
 
-    /** Ends the call with UNAVAILABLE while the ACLs are still being loaded (see the class comment). */
-    private void requireLoaded() {
-        if (!aclsLoaded.getAsBoolean()) {
+    /**
+     * The decision, once the ACLs are loaded: until then the call ends with UNAVAILABLE (see the class
+     * comment), except for a super user, decided by the configuration, not by the ACLs.
+     */
+    private Authorizer.Decision decide(String principal, String host, AclOperation operation, AclResourceType type,
+                                       String name) {
+        if (!aclsLoaded.getAsBoolean() && !authorizer.superUsers().contains(principal)) {
             throw new AclsNotLoadedException();
         }
+        return authorizer.authorize(acls.get(), principal, host, operation, type, name);
     }
 }

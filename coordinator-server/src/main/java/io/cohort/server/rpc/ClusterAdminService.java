@@ -151,11 +151,8 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
                 return;
             }
             call.respond(status(request.getIncludeStateDigest()), ErrorCode.NONE.name());
-        } catch (AclsNotLoadedException e) {
-            call.fail(e.getStatus());
         } catch (RuntimeException e) {
-            LOG.error("ClusterStatus failed", e);
-            call.fail(Status.INTERNAL.withDescription("could not read the cluster status: " + e));
+            failUnexpected(call, "could not read the cluster status", e);
         }
     }
 
@@ -408,11 +405,8 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
         try {
             DescribeAclsResponse response = acls.describeAcls(request);
             call.respond(response, response.getErrorCode().name());
-        } catch (AclsNotLoadedException e) {
-            call.fail(e.getStatus());
         } catch (RuntimeException e) {
-            LOG.error("DescribeAcls failed", e);
-            call.fail(Status.INTERNAL.withDescription("could not read the ACLs: " + e));
+            failUnexpected(call, "could not read the ACLs", e);
         }
     }
 
@@ -426,11 +420,8 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
         try {
             io.cohort.api.v1.DescribeGroupConfigResponse response = groupConfig.describe(request);
             call.respond(response, response.getErrorCode().name());
-        } catch (AclsNotLoadedException e) {
-            call.fail(e.getStatus());
         } catch (RuntimeException e) {
-            LOG.error("DescribeGroupConfig failed", e);
-            call.fail(Status.INTERNAL.withDescription("could not read the group settings: " + e));
+            failUnexpected(call, "could not read the group settings", e);
         }
     }
 
@@ -570,12 +561,23 @@ public class ClusterAdminService extends ClusterAdminGrpc.ClusterAdminImplBase i
         return stopping;
     }
 
-    private static <T> void respond(RpcCall<T> call, T response, Throwable error, Function<T, String> errorOf) {
+    /**
+     * Ends {@code call} after {@code error}, which the handler did not expect to answer: UNAVAILABLE
+     * while this node's ACLs are still loading ({@link AclsNotLoadedException}, retried by clients),
+     * else INTERNAL ("{@code what}: error") with an ERROR log.
+     */
+    private static void failUnexpected(RpcCall<?> call, String what, Throwable error) {
         if (ErrorTable.unwrap(error) instanceof AclsNotLoadedException notLoaded) {
             call.fail(notLoaded.getStatus());
-        } else if (error != null) {
-            LOG.error("{} failed", call.rpc(), error);
-            call.fail(Status.INTERNAL.withDescription(call.rpc() + " failed: " + error));
+            return;
+        }
+        LOG.error("{} failed", call.rpc(), error);
+        call.fail(Status.INTERNAL.withDescription(what + ": " + error));
+    }
+
+    private static <T> void respond(RpcCall<T> call, T response, Throwable error, Function<T, String> errorOf) {
+        if (error != null) {
+            failUnexpected(call, call.rpc() + " failed", error);
         } else {
             call.respond(response, errorOf.apply(response));
         }

@@ -35,35 +35,32 @@ final class ThrownStatus {
             return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(listener) {
                 @Override
                 public void onMessage(Q message) {
-                    try {
-                        super.onMessage(message);
-                    } catch (StatusRuntimeException e) {
-                        close(call, e);
-                    }
+                    guarded(call, () -> super.onMessage(message));
                 }
 
                 @Override
                 public void onHalfClose() {
-                    try {
-                        super.onHalfClose();
-                    } catch (StatusRuntimeException e) {
-                        close(call, e);
-                    }
+                    guarded(call, super::onHalfClose);
                 }
 
                 @Override
                 public void onReady() {
-                    try {
-                        super.onReady();
-                    } catch (StatusRuntimeException e) {
-                        close(call, e);
-                    }
+                    guarded(call, super::onReady);
                 }
             };
         }
     };
 
     private ThrownStatus() {
+    }
+
+    /** Runs one of the handler's callbacks; a thrown status ends the call with it. */
+    private static void guarded(ServerCall<?, ?> call, Runnable callback) {
+        try {
+            callback.run();
+        } catch (StatusRuntimeException e) {
+            close(call, e);
+        }
     }
 
     private static void close(ServerCall<?, ?> call, StatusRuntimeException thrown) {
