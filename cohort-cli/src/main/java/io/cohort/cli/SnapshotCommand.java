@@ -118,11 +118,11 @@ final class SnapshotCommand implements Runnable {
         }
 
         /**
-         * The partition's followers first, its leader last. The replica asked writes a snapshot on its
-         * apply thread (a snapshot Ratis is asked for is not written beside it), which holds every
-         * entry of the partition on that replica meanwhile: seconds for millions of offsets. On a
-         * follower that delays no commit (the leader and the other followers make the quorum, and a
-         * commit is answered when the leader has applied it); on the leader it delays them all.
+         * The partition's followers first, its leader last. The replica asked cuts its state and
+         * writes the image beside its apply thread: seconds of CPU and a state's worth of disk for
+         * millions of offsets, which on a follower compete with no commit's own work (the leader
+         * serves the commits; the other followers make the quorum with it). (Until 2026-12-07 the
+         * image was a snapshot written on the apply thread, so on the leader every commit waited.)
          * A follower's read barrier waits until it has applied what the leader committed; one that
          * cannot (cut off, far behind) fails within the call's time and the next candidate is asked.
          */

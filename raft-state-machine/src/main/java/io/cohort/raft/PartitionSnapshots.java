@@ -39,9 +39,10 @@ import org.slf4j.LoggerFactory;
  * is the log purged up to it, as Ratis purges after a snapshot it took itself: the log kept always
  * reaches back to a snapshot on disk.
  *
- * <p>Ratis's own trigger is off ({@link RaftServerProperties}); a request from elsewhere (a backup's
- * export, an operator) still gets a snapshot of everything applied from {@link #take}, written on
- * the apply thread as before, after the write in flight, if any, is done.
+ * <p>Ratis's own trigger is off ({@link RaftServerProperties}); a request from elsewhere (an
+ * operator, through Ratis) still gets a snapshot of everything applied from {@link #take}, written
+ * on the apply thread as before, after the write in flight, if any, is done. (A backup's export
+ * does not ask Ratis: {@link PartitionSnapshotExport}.)
  *
  * <p>Threads: {@link #startAsync} and {@link #take} run on the apply thread; the write on
  * {@link #WRITER}, one per node process for all partitions (snapshots are rare and compete for the
@@ -147,7 +148,7 @@ final class PartitionSnapshots {
     }
 
     /**
-     * Ratis's takeSnapshot, asked for (a backup's export, an operator), on the apply thread, {@code
+     * Ratis's takeSnapshot, asked for (an operator), on the apply thread, {@code
      * last} the last applied entry: after the write in flight, the storage's latest snapshot if it
      * covers {@code last}, else a snapshot of everything applied, {@code cutNow}, written here.
      */

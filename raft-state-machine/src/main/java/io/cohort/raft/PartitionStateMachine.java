@@ -19,6 +19,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
@@ -106,6 +108,8 @@ public final class PartitionStateMachine extends BaseStateMachine {
     /** A sequence lock around apply: odd while an entry is being applied (for consistent digests). */
     private final AtomicLong applySequence = new AtomicLong();
     private final ConcurrentHashMap<Long, Runnable> pendingReads = new ConcurrentHashMap<>();
+    /** Cuts asked for ({@link #cutBetweenEntries}) that the apply thread takes after its next entry. */
+    private final ConcurrentLinkedQueue<CompletableFuture<CutAt>> cutRequests = new ConcurrentLinkedQueue<>();
     /** When this replica takes a snapshot on its own (apply thread only). */
     private final LogReplayBound replayBound;
     /** Writes the snapshots, those this replica takes on its own beside the apply thread. */
@@ -144,6 +148,7 @@ public final class PartitionStateMachine extends BaseStateMachine {
             super.initialize(server, groupId, raftStorage);
             storage.init(raftStorage);
             snapshots.retainFiles(RaftServerConfigKeys.Snapshot.retentionFileNum(server.getProperties()));
+            deleteLeftBackupImages();
             loadLatestSnapshot();
         }, IOException.class);
     }
@@ -170,6 +175,24 @@ public final class PartitionStateMachine extends BaseStateMachine {
         if (getLifeCycleState() == LifeCycle.State.PAUSED) {
             getLifeCycle().transition(LifeCycle.State.STARTING);
             getLifeCycle().transition(LifeCycle.State.RUNNING);
+        }
+    }
+
+    /** Where this replica's snapshots are, and a backup's image of it while it is read. */
+    Path snapshotDirectory() {
+        return storage.getSnapshotFile(0, 0).toPath().getParent();
+    }
+
+    /** Backup images (deleted when read) left by a node process that died while one was read. */
+    private void deleteLeftBackupImages() throws IOException {
+        Path directory = snapshotDirectory();
+        if (!Files.isDirectory(directory)) {
+            return;
+        }
+        try (var files = Files.newDirectoryStream(directory, PartitionSnapshotExport.IMAGE_FILE_PREFIX + "*.tmp")) {
+            for (Path file : files) {
+                Files.deleteIfExists(file);
+            }
         }
     }
 
@@ -228,6 +251,7 @@ public final class PartitionStateMachine extends BaseStateMachine {
         hooks.onApplied(partition, entry.getIndex(),
                 ClientId.valueOf(entry.getStateMachineLogEntry().getClientId()),
                 entry.getStateMachineLogEntry().getCallId(), results);
+        serveCutRequests();
         long writtenBytes = snapshots.takeWrittenBytes();
         if (writtenBytes >= 0) {
             replayBound.onSnapshotWritten(writtenBytes);
@@ -267,6 +291,48 @@ public final class PartitionStateMachine extends BaseStateMachine {
         } finally {
             applySequence.incrementAndGet();
         }
+        serveCutRequests();
+    }
+
+    /** A cut of the state and the applied entry it follows (null: nothing applied yet). */
+    public record CutAt(TermIndex at, StateCut cut) {
+    }
+
+    /**
+     * A cut of the whole state between two entries, at or after every entry applied when this is
+     * called, for an image that must not hold the apply thread while it is written (a backup's
+     * export, {@link PartitionSnapshotExport}): the cut costs the apply thread a reference per group
+     * ({@link StateCut}), the records and their bytes are the caller's. Taken beside apply at once
+     * if no entry is being applied (an idle replica's apply thread would never come to it), else by
+     * the apply thread right after the entry it is applying. Fails after {@code timeoutMs} if
+     * neither happens (a replica that stopped applying in an entry), or when the replica closes.
+     */
+    CompletableFuture<CutAt> cutBetweenEntries(long timeoutMs) {
+        CompletableFuture<CutAt> request = new CompletableFuture<>();
+        cutRequests.add(request);
+        // Whatever the apply thread does after this, it serves the request if this read fails: a
+        // failed read means an entry was being applied or ended after the request was queued.
+        Optional<CutAt> beside = readBetweenEntries(state -> new CutAt(getLastAppliedTermIndex(), state.cut()), 3);
+        if (beside.isPresent() && cutRequests.remove(request)) {
+            request.complete(beside.get());
+        }
+        request.orTimeout(timeoutMs, TimeUnit.MILLISECONDS).whenComplete((cut, error) -> {
+            if (error != null) {
+                cutRequests.remove(request);
+            }
+        });
+        return request;
+    }
+
+    /** Takes one cut for every request queued (apply thread, between two entries). */
+    private void serveCutRequests() {
+        if (cutRequests.isEmpty()) {
+            return;
+        }
+        CutAt cut = new CutAt(getLastAppliedTermIndex(), shard.cut());
+        for (CompletableFuture<CutAt> request; (request = cutRequests.poll()) != null; ) {
+            request.complete(cut);
+        }
     }
 
     /**
@@ -303,8 +369,9 @@ public final class PartitionStateMachine extends BaseStateMachine {
     }
 
     /**
-     * Ratis asks for a snapshot (a backup's export, an operator; its own trigger is off): one of
-     * everything applied, written here on the apply thread ({@link PartitionSnapshots#take}).
+     * Ratis asks for a snapshot (an operator, through Ratis's admin interface; its own trigger is
+     * off, and a backup's export cuts instead, {@link #cutBetweenEntries}): one of everything
+     * applied, written here on the apply thread ({@link PartitionSnapshots#take}).
      */
     @Override
     public long takeSnapshot() throws IOException {
@@ -321,6 +388,9 @@ public final class PartitionStateMachine extends BaseStateMachine {
     @Override
     public void close() throws IOException {
         snapshots.close();
+        for (CompletableFuture<CutAt> request; (request = cutRequests.poll()) != null; ) {
+            request.completeExceptionally(new IOException("partition " + partition + ": the replica closed"));
+        }
         super.close();
     }
 
@@ -341,8 +411,14 @@ public final class PartitionStateMachine extends BaseStateMachine {
             throw new IOException("snapshot " + path + " belongs to partition " + loaded.partition()
                     + ", not " + partition);
         }
-        shard.restore(loaded.records());
-        setLastAppliedTermIndex(snapshot.getTermIndex());
+        // Inside the sequence lock: a read beside apply must not see the state half replaced.
+        applySequence.incrementAndGet();
+        try {
+            shard.restore(loaded.records());
+            setLastAppliedTermIndex(snapshot.getTermIndex());
+        } finally {
+            applySequence.incrementAndGet();
+        }
         replayBound.onSnapshot(snapshot.getIndex(), Files.size(path));
         // Not TermIndex's toString: it prints the (0, 0) of a new replica (NewReplicas) as "<PROTO_DEFAULT>".
         LOG.info("partition {}: loaded snapshot at (t:{}, i:{}) ({} groups, {} offsets)", partition,

@@ -104,8 +104,8 @@ class BackupRestoreTest {
 
     /**
      * The image covers every commit acknowledged before the export, even while an automatic
-     * snapshot a few entries older exists: the export makes Ratis take a new one past its read
-     * barrier instead of handing out the latest file.
+     * snapshot a few entries older exists: the export cuts the state past its read barrier instead
+     * of handing out the latest file.
      */
     @Test
     void testExportHoldsEveryCommitAcknowledgedBeforeItNotAnOlderAutomaticSnapshot() throws Exception {
@@ -130,6 +130,112 @@ class BackupRestoreTest {
                 SnapshotCodec.Snapshot image = SnapshotCodec.read(new java.io.ByteArrayInputStream(bytes.array()));
                 assertThat(image.records()).anyMatch(record -> record instanceof CoordinatorRecord.OffsetValue offset
                         && offset.groupId().equals("g") && offset.value().offset() == acknowledged);
+            }
+        }
+    }
+
+    /**
+     * The image is written beside the apply thread, and is not a snapshot of the replica: while its
+     * write is held, the replica asked goes on applying commits, the image is the state when it was
+     * cut, and the replica's storage gets no snapshot (nothing is purged up to an image). Before
+     * 2026-12-07 an export had Ratis take a snapshot, written on the apply thread.
+     */
+    @Test
+    void testTheImageIsWrittenBesideTheApplyThreadAndIsNotTheReplicasSnapshot() throws Exception {
+        // No snapshot of the replica's own (the replay bound's), so the one an export would take shows.
+        RaftTuning tuning = RaftTestCluster.TEST_TUNING.toBuilder().snapshotEveryEntries(1_000_000)
+                .snapshotMinEntries(Long.MAX_VALUE).build();
+        try (RaftTestCluster cluster = RaftTestCluster.start(dir.resolve("beside"), 3, 1, GroupConfig.defaults(),
+                tuning)) {
+            for (int i = 0; i < 10; i++) {
+                cluster.submitToLeader(0, Commands.simpleCommit("g" + i, "t", 0, i));
+            }
+            CohortRaftNode leader = cluster.leaderOf(0);
+            CohortRaftNode follower = cluster.runningNodes().stream().filter(n -> !n.isLeader(0)).findFirst()
+                    .orElseThrow();
+            PartitionStateMachine replica = follower.stateMachine(0);
+            // A new replica may start from the empty snapshot at (0, 0) (NewReplicas).
+            long snapshotBefore = replica.getLatestSnapshot() == null ? -1 : replica.getLatestSnapshot().getIndex();
+            // The writer: holds the image's write until released.
+            java.util.concurrent.LinkedBlockingQueue<Runnable> writes = new java.util.concurrent.LinkedBlockingQueue<>();
+            java.util.concurrent.CompletableFuture<PartitionSnapshotExport.Export> exporting =
+                    PartitionSnapshotExport.export(follower, 0, 10_000, writes::add);
+            Runnable write = writes.poll(30, TimeUnit.SECONDS);
+            assertThat(write).as("the image was cut and handed to the writer").isNotNull();
+            for (int i = 0; i < 10; i++) {
+                cluster.submitToLeader(0, Commands.simpleCommit("g" + i, "t", 0, 1_000 + i));
+            }
+            long committed = leader.stateMachine(0).lastAppliedIndex();
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+                    .until(() -> replica.lastAppliedIndex() >= committed);
+            assertThat(exporting).as("the image waits for the writer; the apply thread did not").isNotDone();
+            write.run();
+            try (PartitionSnapshotExport.Export export = exporting.get(30, TimeUnit.SECONDS)) {
+                ByteBuffer bytes = ByteBuffer.allocate((int) export.bytes());
+                export.channel().read(bytes, 0);
+                SnapshotCodec.Snapshot image = SnapshotCodec.read(new java.io.ByteArrayInputStream(bytes.array()));
+                assertThat(image.index()).isEqualTo(export.appliedIndex())
+                        .isGreaterThanOrEqualTo(export.barrierIndex());
+                assertThat(image.records()).filteredOn(record -> record instanceof CoordinatorRecord.OffsetValue)
+                        .as("cut when asked, before the commits applied while the image waited").hasSize(10)
+                        .allSatisfy(record -> assertThat(((CoordinatorRecord.OffsetValue) record).value().offset())
+                                .isLessThan(1_000));
+                assertThat(replica.getLatestSnapshot() == null ? -1 : replica.getLatestSnapshot().getIndex())
+                        .as("the image is not the replica's snapshot").isEqualTo(snapshotBefore);
+                export.close();
+                try (Stream<Path> files = Files.list(replica.snapshotDirectory())) {
+                    assertThat(files.map(file -> file.getFileName().toString()))
+                            .as("no image file left").noneMatch(name -> name.startsWith("export-"));
+                }
+            }
+        }
+    }
+
+    /**
+     * Under a steady load the image is cut by the apply thread between two entries (a cut beside
+     * apply finds an entry in flight): every export completes, is at or past its read barrier, and
+     * holds the last commit acknowledged before it started.
+     */
+    @Test
+    void testExportsUnderLoadHoldEveryCommitAcknowledgedBeforeThem() throws Exception {
+        try (RaftTestCluster cluster = RaftTestCluster.start(dir.resolve("load"), 3, 1, GroupConfig.defaults())) {
+            java.util.concurrent.atomic.AtomicLong acknowledged = new java.util.concurrent.atomic.AtomicLong(-1);
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            Thread committer = new Thread(() -> {
+                for (long offset = 0; !stop.get(); offset++) {
+                    try {
+                        cluster.submitToLeader(0, Commands.simpleCommit("g", "t", 0, offset));
+                        acknowledged.set(offset);
+                    } catch (Exception e) {
+                        return;
+                    }
+                }
+            }, "test-committer");
+            committer.start();
+            try {
+                org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+                        .until(() -> acknowledged.get() >= 0);
+                for (int i = 0; i < 20; i++) {
+                    long before = acknowledged.get();
+                    CohortRaftNode node = cluster.runningNodes().get(i % 3);
+                    try (PartitionSnapshotExport.Export export = PartitionSnapshotExport.export(node, 0, 10_000)
+                            .get(30, TimeUnit.SECONDS)) {
+                        ByteBuffer bytes = ByteBuffer.allocate((int) export.bytes());
+                        export.channel().read(bytes, 0);
+                        SnapshotCodec.Snapshot image = SnapshotCodec.read(
+                                new java.io.ByteArrayInputStream(bytes.array()));
+                        assertThat(image.index()).isGreaterThanOrEqualTo(export.barrierIndex());
+                        assertThat(image.records()).filteredOn(record -> record instanceof CoordinatorRecord.OffsetValue)
+                                .singleElement().satisfies(record -> assertThat(
+                                        ((CoordinatorRecord.OffsetValue) record).value().offset())
+                                        .as("export from node %d", node.nodeId())
+                                        .isGreaterThanOrEqualTo(before));
+                    }
+                }
+                assertThat(acknowledged.get()).as("commits went on").isPositive();
+            } finally {
+                stop.set(true);
+                committer.join(30_000);
             }
         }
     }

@@ -37,10 +37,10 @@ import org.slf4j.LoggerFactory;
  * control (a chunk goes out only while the call is ready), so a slow reader never makes the node
  * buffer the whole file; the file is read on a thread of its own, never on a Ratis thread.
  *
- * <p>The bytes are the node's snapshot file ({@code SnapshotCodec} format), unchanged.
+ * <p>The bytes are a snapshot file's ({@code SnapshotCodec} format), written for the call.
  *
  * <p>Needs ALTER on the cluster (docs/SECURITY.md, "Backups"): the image holds every group's
- * members and offsets and every ACL, and taking it makes the replica write a snapshot.
+ * members and offsets and every ACL, and writing it costs the node a state's worth of disk and CPU.
  */
 final class SnapshotRpcs implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SnapshotRpcs.class);
@@ -113,10 +113,11 @@ final class SnapshotRpcs implements AutoCloseable {
                 pump.start(export);
             }
         }, streamer);
-        // The export hands the timeout to Ratis's snapshot request, which need not honour it: one taken
-        // while the replica lost its leadership never completed (SnapshotRestoreIT, 2026-12-06), and the
-        // call hung. The call itself answers REQUEST_TIMED_OUT once timeout_ms has run out without an
-        // image, as docs/API.md says; an image that comes later is closed unsent (Pump#start).
+        // The export's own timeout covers its cut, not its read barrier or the image's write (and a
+        // snapshot request to Ratis, as exports once made, never completed when the replica lost its
+        // leadership: SnapshotRestoreIT, 2026-12-06). The call itself answers REQUEST_TIMED_OUT once
+        // timeout_ms has run out without an image, as docs/API.md says; an image that comes later is
+        // closed unsent (Pump#start).
         CompletableFuture.delayedExecutor(timeoutMs, TimeUnit.MILLISECONDS, streamer)
                 .execute(() -> pump.timeOut(timeoutMs));
     }
