@@ -240,6 +240,24 @@ class BackupRestoreTest {
         }
     }
 
+    /** An image file left by a node that died while streaming it is deleted when the replica starts again. */
+    @Test
+    void testAnImageLeftByACrashIsDeletedAtTheNextStart() throws Exception {
+        try (RaftTestCluster cluster = RaftTestCluster.start(dir.resolve("left"), 3, 1, GroupConfig.defaults())) {
+            cluster.submitToLeader(0, Commands.simpleCommit("g", "t", 0, 1));
+            CohortRaftNode node = cluster.runningNodes().get(0);
+            Path snapshots = node.stateMachine(0).snapshotDirectory();
+            Files.createDirectories(snapshots);
+            Path left = Files.writeString(snapshots.resolve(PartitionSnapshotExport.IMAGE_FILE_PREFIX + "42.tmp"), "x");
+            Path other = Files.writeString(snapshots.resolve("operator-notes.txt"), "kept");
+            cluster.stopNode(node.nodeId());
+            cluster.startNode(node.nodeId());
+            cluster.awaitAllLeadersReady();
+            assertThat(left).doesNotExist();
+            assertThat(other).exists();
+        }
+    }
+
     /** A partition without a single command still exports: an empty image at its applied index. */
     @Test
     void testAnIdlePartitionExportsAnEmptyImage() throws Exception {
