@@ -1,5 +1,9 @@
 package io.cohort.raft;
 
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
@@ -46,6 +50,20 @@ final class ClusterStateLoaded {
         this.replayedAtStart = replayedAtStart;
         this.addedAtIndex = addedAtIndex;
         this.appliedIndex = appliedIndex;
+    }
+
+    /**
+     * Observes on {@code timer} every {@code intervalMs} until the state is loaded, then stops: a
+     * joining node's configuration entry is seen even when no call asks.
+     */
+    void observeUntilLoaded(ScheduledExecutorService timer, long intervalMs) {
+        AtomicReference<ScheduledFuture<?>> task = new AtomicReference<>();
+        task.set(timer.scheduleWithFixedDelay(() -> {
+            ScheduledFuture<?> self = task.get();
+            if (observe() && self != null) { // null: the first run came before set; the next one stops
+                self.cancel(false);
+            }
+        }, intervalMs, intervalMs, TimeUnit.MILLISECONDS));
     }
 
     /** Whether the state is loaded; decides (and records the configuration it sees) if not yet. */

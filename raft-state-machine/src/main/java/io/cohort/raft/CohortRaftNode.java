@@ -209,8 +209,7 @@ public final class CohortRaftNode implements AutoCloseable {
                 node.probe::lastLogIndex, startNanos, node.timerScheduler);
         node.refreshMembership();
         if (joining) {
-            node.timerScheduler.scheduleWithFixedDelay(node.clusterStateLoaded::observe, CLUSTER_STATE_CHECK_INTERVAL_MS,
-                    CLUSTER_STATE_CHECK_INTERVAL_MS, TimeUnit.MILLISECONDS);
+            node.clusterStateLoaded.observeUntilLoaded(node.timerScheduler, CLUSTER_STATE_CHECK_INTERVAL_MS);
         }
         node.timerScheduler.scheduleWithFixedDelay(node::refreshMembership, MEMBERSHIP_REFRESH_INTERVAL_MS,
                 MEMBERSHIP_REFRESH_INTERVAL_MS, TimeUnit.MILLISECONDS);

@@ -39,6 +39,26 @@ class ClusterStateLoadedTest {
     }
 
     @Test
+    void theTimerObservesUntilLoadedAndThenStops() throws Exception {
+        replayed.set(true);
+        ClusterStateLoaded gate = gate(true);
+        java.util.concurrent.ScheduledThreadPoolExecutor timer = new java.util.concurrent.ScheduledThreadPoolExecutor(1);
+        timer.setRemoveOnCancelPolicy(true);
+        try {
+            gate.observeUntilLoaded(timer, 5);
+            listedAt.set(125);
+            applied.set(125);
+            // Loaded by the timer alone (nothing here calls loaded() or observe()), then the task is gone.
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                    .until(() -> timer.getQueue().isEmpty());
+            assertThat(gate.loaded()).isTrue();
+            assertThat(timer.getCompletedTaskCount()).as("the task ran").isPositive();
+        } finally {
+            timer.shutdownNow();
+        }
+    }
+
+    @Test
     void aJoiningNodeFirstSeenInTheNewConfigurationWaitsForThatEntry() {
         replayed.set(true);
         ClusterStateLoaded gate = gate(true);
