@@ -194,10 +194,13 @@ final class MembershipRpcs {
             @Override
             public CompletableFuture<?> hostReplica(int nodeId, int partition) {
                 // Waits for the node's channel to be ready: a node started again a moment ago (its
-                // channel still backing off) must not fail the change.
-                return call(nodeId, stub -> stub.withWaitForReady()
-                        .withDeadlineAfter(HOST_REPLICA_DEADLINE_MS, TimeUnit.MILLISECONDS)
-                        .hostReplica(HostReplicaRequest.newBuilder().setPartitionIndex(partition).build()))
+                // channel still backing off) must not fail the change. A node being added may answer
+                // UNAVAILABLE until it holds the ACLs: asked again (UntilLoaded).
+                long deadlineNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HOST_REPLICA_DEADLINE_MS);
+                HostReplicaRequest request = HostReplicaRequest.newBuilder().setPartitionIndex(partition).build();
+                return call(nodeId, () -> UntilLoaded.call(() -> send(nodeId, bearer, stub -> stub.withWaitForReady()
+                        .withDeadlineAfter(Math.max(1, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)
+                        .hostReplica(request)), deadlineNanos))
                         .thenApply(MembershipChangeResponse::getStepsList);
             }
 
@@ -210,12 +213,13 @@ final class MembershipRpcs {
                             .setRaftPort(replica.raftPort()).setClientPort(replica.clientPort())
                             .setRole(MemberRole.MEMBER_ROLE_VOTER));
                 }
-                return call(nodeId, stub -> stub.movePartition(request.build()))
+                return call(nodeId, () -> send(nodeId, bearer, stub -> stub.movePartition(request.build())))
                         .thenApply(MembershipChangeResponse::getStepsList);
             }
 
-            private CompletableFuture<MembershipChangeResponse> call(int nodeId, Call call) {
-                return send(nodeId, bearer, call).handle((response, error) -> {
+            private CompletableFuture<MembershipChangeResponse> call(
+                    int nodeId, java.util.function.Supplier<CompletableFuture<MembershipChangeResponse>> sent) {
+                return sent.get().handle((response, error) -> {
                     if (error != null) {
                         Status status = Status.fromThrowable(error);
                         throw MembershipException.reported(MembershipException.Failure.NOT_LEADER, -1, "node " + nodeId
