@@ -82,6 +82,11 @@ final class LeaderPathWarmup {
     private static final Logger LOG = LoggerFactory.getLogger(LeaderPathWarmup.class);
 
     static final String CLUSTER_ID = "cohort-warmup";
+    /**
+     * The throwaway nodes' ids: far from any id an operator gives, so that Ratis's lines about them
+     * ("n90001@group-...") are told apart from the real nodes' ({@link WarmupLogFilter}).
+     */
+    static final List<Integer> NODE_IDS = List.of(90_001, 90_002);
     /** Concurrent OffsetCommit calls per round: enough for the proposer to batch, as under load. */
     static final int GROUPS = 8;
     /**
@@ -179,15 +184,15 @@ final class LeaderPathWarmup {
             // nodes started at once were handed the same just-released port, and Ratis answers a Raft
             // port it cannot bind by exiting the JVM, the real node's with it.
             try (FileChannel ignored = portPickLock(dir.getParent(), giveUp)) {
-                String peers = "1=127.0.0.1:" + freePort() + ":" + freePort() + ",2=127.0.0.1:" + freePort() + ":"
-                        + freePort();
-                for (int nodeId = 1; nodeId <= 2; nodeId++) {
+                String peers = NODE_IDS.get(0) + "=127.0.0.1:" + freePort() + ":" + freePort() + ","
+                        + NODE_IDS.get(1) + "=127.0.0.1:" + freePort() + ":" + freePort();
+                for (int nodeId : NODE_IDS) {
                     servers.add(CohortServer.start(ServerConfig.of(settings(dir, nodeId, peers))));
                 }
             }
-            LOG.info("leader-path warm-up: a throwaway 2-node cluster '{}' (Raft {}) under {}; its lines in this"
-                    + " log, Ratis's warnings included, are about nothing real", CLUSTER_ID,
-                    servers.get(0).node().spec().raftGroupId(0), dir);
+            LOG.info("leader-path warm-up: a throwaway 2-node cluster '{}' (Raft {}, nodes {}) under {}; its lines"
+                    + " in this log, Ratis's warnings included, are about nothing real (and kept off stderr)",
+                    CLUSTER_ID, servers.get(0).node().spec().raftGroupId(0), NODE_IDS, dir);
             int commits = 0;
             HoldPoint holdPoint = () -> heldNanos.addAndGet(hold(holdFor.get(), stopping));
             for (int round = 0; round < ROUNDS; round++) {
@@ -243,6 +248,21 @@ final class LeaderPathWarmup {
             }
         }
         return System.nanoTime() - startNanos;
+    }
+
+    /**
+     * What names the warm-up in Ratis's lines: its peers as Ratis prints them ("n90001"), and its
+     * Raft group, whose id derives from {@link #CLUSTER_ID} alone.
+     */
+    static List<String> logMarkers() {
+        List<String> markers = new ArrayList<>();
+        for (int nodeId : NODE_IDS) {
+            markers.add(new io.cohort.raft.NodeAddress(nodeId, "127.0.0.1", 1, 1).peerId());
+        }
+        markers.add(new io.cohort.raft.ClusterSpec(CLUSTER_ID, 1, List.of(
+                new io.cohort.raft.NodeAddress(NODE_IDS.get(0), "127.0.0.1", 1, 1)),
+                io.cohort.core.GroupConfig.defaults()).raftGroupId(0).toString());
+        return List.copyOf(markers);
     }
 
     private static Map<String, String> settings(Path dir, int nodeId, String peers) {

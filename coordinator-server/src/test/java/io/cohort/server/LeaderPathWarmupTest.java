@@ -55,7 +55,7 @@ class LeaderPathWarmupTest {
                     }));
             // Its throwaway nodes start beside the replay; before its first call it asks, and waits.
             await().atMost(Duration.ofSeconds(60)).untilTrue(asked);
-            assertThat(Files.exists(dir.resolve("node-1")) && Files.exists(dir.resolve("node-2"))).isTrue();
+            assertThat(LeaderPathWarmup.NODE_IDS).allSatisfy(id -> assertThat(dir.resolve("node-" + id)).exists());
             assertThatThrownBy(() -> outcome.get(300, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
             replay.complete(null);
 
@@ -106,7 +106,7 @@ class LeaderPathWarmupTest {
             AtomicBoolean sawANode = new AtomicBoolean();
 
             assertThatThrownBy(() -> LeaderPathWarmup.run(dir, () -> {
-                sawANode.compareAndSet(false, Files.exists(dir.resolve("node-1")));
+                sawANode.compareAndSet(false, Files.exists(dir.resolve("node-" + LeaderPathWarmup.NODE_IDS.get(0))));
                 return checks.incrementAndGet() > 3;
             })).isInstanceOf(TimeoutException.class);
 
