@@ -27,7 +27,8 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "cohort-server", mixinStandardHelpOptions = true, versionProvider = CohortServerMain.Version.class,
         sortOptions = false, usageHelpAutoWidth = true,
-        description = {"Runs one Cohort node: a replica of every offsets partition, the gRPC API on its client port, "
+        description = {"Runs one Cohort node: its replicas of the offsets partitions (offsets.replication.factor of the nodes"
+                + " hold each; every node holds partition 0), the gRPC API on its client port, "
                 + "/metrics over HTTP.", "", "Settings come from --config, then --set, then the options below "
                 + "(later wins). Keys: ${cohort.server.keys} (docs/OPERATIONS.md)."})
 public final class CohortServerMain {
