@@ -65,6 +65,18 @@ cert_dir=$data_dir/certs
 # With --acls: the principal of the client certificate (CertTool's CN=client,O=Cohort, DEFAULT mapping).
 super_user="User:CN=client,O=Cohort"
 
+# With --acls, super.users: the client certificate's principal and the nodes' own (CertTool's
+# CN=node-<i>,O=Cohort), as Kafka lists its inter-broker principal: nodes call each other as
+# themselves (a membership change's HostReplica and hand-overs, forwarded calls), and a change run
+# by a principal with ALTER, not a super user, failed at the first such call (docs/SECURITY.md).
+super_users() {
+  local users=$super_user i
+  for ((i = 1; i <= NODES; i++)); do
+    users="$users;User:CN=node-$i,O=Cohort"
+  done
+  echo "$users"
+}
+
 die() {
   echo "cluster.sh: $*" >&2
   exit 1
@@ -199,7 +211,7 @@ tls_args() {
     --set "raft.tls.key=$cert_dir/peer-node-$id-key.pem" --set "raft.tls.ca=$cert_dir/peer-ca.pem"
   if ((ACLS == 1)); then
     # The client certificate's subject (the DEFAULT mapping rule keeps the whole DN) is the super user.
-    printf '%s\n' --set authorizer.enabled=true --set "super.users=$super_user"
+    printf '%s\n' --set authorizer.enabled=true --set "super.users=$(super_users)"
   fi
 }
 
@@ -372,7 +384,7 @@ print_endpoints() {
     echo "   or: export COHORT_CACERT=$root/$cert_dir/ca.pem COHORT_CERT=$root/$cert_dir/client.pem COHORT_KEY=$root/$cert_dir/client-key.pem"
     echo "  grpcurl: grpcurl -cacert $cert_dir/ca.pem -cert $cert_dir/client.pem -key $cert_dir/client-key.pem $host:$(client_port 1) list"
     if ((ACLS == 1)); then
-      echo "  ACLs on (authorizer.enabled): client.pem is the super user $super_user;"
+      echo "  ACLs on (authorizer.enabled): client.pem is a super user ($super_user), as are the nodes' own certificates;"
       echo "  alice.pem (User:CN=alice,O=Cohort) has no ACL, so she is refused (GROUP_AUTHORIZATION_FAILED):"
       echo "    scripts/cohort --cacert $cert_dir/ca.pem --cert $cert_dir/alice.pem --key $cert_dir/alice-key.pem groups describe app-1"
       echo "  let her read the app- groups, then try again:"

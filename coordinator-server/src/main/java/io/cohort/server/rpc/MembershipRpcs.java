@@ -226,8 +226,13 @@ final class MembershipRpcs {
                                 + " did not answer: " + status.getCode() + " " + status.getDescription());
                     }
                     if (response.getErrorCode() != ErrorTable.toProto(ErrorCode.NONE)) {
+                        boolean denied = response.getErrorCode()
+                                == ErrorTable.toProto(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
                         throw MembershipException.reported(failureOf(response), -1, "node " + nodeId + " answered "
-                                + response.getErrorCode() + ": " + response.getErrorMessage());
+                                + response.getErrorCode() + ": " + response.getErrorMessage() + (denied
+                                ? " (a certificate caller's change calls the other nodes as this node: give the nodes'"
+                                + " principals ALTER on the cluster or list them in super.users, docs/SECURITY.md)"
+                                : ""));
                     }
                     return response;
                 });
