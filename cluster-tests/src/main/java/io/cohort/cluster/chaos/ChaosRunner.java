@@ -177,6 +177,9 @@ public final class ChaosRunner {
             line("operations: " + commitsAll + " commits (" + commitsOk + " acknowledged), " + fetches + " fetches, "
                     + ops.size() + " history events; " + finalValues.size() + " keys");
             line("(a) lost acknowledged commits: " + lost + " keys");
+            line("(a) backups (every partition's SaveSnapshot image, read as a fetch of every key): "
+                    + workload.backupsTaken() + " taken, " + workload.backupsFailed() + " without an image of every"
+                    + " partition");
             line("(b) overlaps across generations (a fenced member not yet aware; legal): " + overlaps.values().stream()
                     .mapToInt(Integer::intValue).sum());
             line("(d) fence probe commits: " + fenceOutcomes);

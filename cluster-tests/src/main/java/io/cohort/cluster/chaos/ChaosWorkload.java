@@ -46,6 +46,7 @@ public final class ChaosWorkload implements AutoCloseable {
     static final String PROBE_PREFIX = "chaos-fence-";
     private static final Duration COMMIT_EVERY = Duration.ofMillis(300);
     private static final Duration READ_EVERY = Duration.ofMillis(400);
+    private static final Duration BACKUP_EVERY = Duration.ofSeconds(15);
 
     private final ChaosConfig config;
     private final String bootstrap;
@@ -54,6 +55,8 @@ public final class ChaosWorkload implements AutoCloseable {
     private final List<Member> members = new ArrayList<>();
     /** The next value to write per key; values of one key increase in the order writes are sent. */
     private final Map<String, AtomicLong> nextValue = new ConcurrentHashMap<>();
+    private final AtomicLong backupsTaken = new AtomicLong();
+    private final AtomicLong backupsFailed = new AtomicLong();
     private final CohortClient admin;
     private volatile boolean running = true;
 
@@ -101,6 +104,7 @@ public final class ChaosWorkload implements AutoCloseable {
             workers.add(new CommitterReader(c));
         }
         workers.add(new FenceProbe());
+        workers.add(new Backups());
         workers.forEach(Worker::start);
     }
 
@@ -411,6 +415,53 @@ public final class ChaosWorkload implements AutoCloseable {
         void cleanUp() {
             client.close();
         }
+    }
+
+    /** Backups of the whole cluster every {@link #BACKUP_EVERY}, each a fetch of every key ({@link ChaosBackups}). */
+    private final class Backups extends Worker {
+        final CohortClient client;
+
+        Backups() {
+            super("backup");
+            this.client = client(name);
+        }
+
+        @Override
+        void body() throws InterruptedException {
+            long next = System.nanoTime() + BACKUP_EVERY.toNanos();
+            while (running) {
+                if (System.nanoTime() < next) {
+                    Thread.sleep(200);
+                    continue;
+                }
+                next = System.nanoTime() + BACKUP_EVERY.toNanos();
+                Set<String> keys = keys();
+                keys.forEach(key -> history.record(name, Op.INVOKE, "fetch", key, -1, -1, ""));
+                try {
+                    Map<String, Long> image = ChaosBackups.offsets(client);
+                    keys.forEach(key -> history.record(name, Op.OK, "fetch", key, image.getOrDefault(key, -1L), -1,
+                            ""));
+                    backupsTaken.incrementAndGet();
+                } catch (RuntimeException e) {
+                    keys.forEach(key -> history.record(name, Op.FAIL, "fetch", key, -1, -1, e.toString()));
+                    backupsFailed.incrementAndGet();
+                }
+            }
+        }
+
+        @Override
+        void cleanUp() {
+            client.close();
+        }
+    }
+
+    /** Backups that gave an image of every partition, and those that did not. */
+    public long backupsTaken() {
+        return backupsTaken.get();
+    }
+
+    public long backupsFailed() {
+        return backupsFailed.get();
     }
 
     private final class CommitterReader extends Worker {
