@@ -26,10 +26,9 @@ class WarmupLogFilterTest {
 
     @Test
     void theWarmupsRatisLinesAreDroppedBelowError() {
-        String peer = WarmupLogFilter.MARKERS.get(0);
-        String other = WarmupLogFilter.MARKERS.get(1);
-        String group = WarmupLogFilter.MARKERS.get(2);
-        assertThat(peer).isEqualTo("n90001");
+        String peer = WarmupLogFilter.PEER_1;
+        String other = WarmupLogFilter.PEER_2;
+        String group = WarmupLogFilter.GROUP;
         assertThat(decide(Level.WARN, "grpc-default-executor-1", peer + "@" + group + "-LeaderStateImpl: Lost"
                 + " leadership on term: 3. Election timeout: 400ms.")).isEqualTo(FilterReply.DENY);
         assertThat(decide(Level.WARN, "grpc-default-executor-3", other + ": APPEND_ENTRIES onError, lastRequest:"
@@ -46,14 +45,14 @@ class WarmupLogFilterTest {
                 + " as leader for APPEND_ENTRIES since peerTerm = 3 < currentTerm = 4")).isEqualTo(FilterReply.NEUTRAL);
         assertThat(decide(Level.WARN, "n9@group-0ABD445E8F1B->n3-GrpcLogAppender-LogAppenderDaemon",
                 "n9@group-0ABD445E8F1B->n3-GrpcLogAppender is interrupted")).isEqualTo(FilterReply.NEUTRAL);
+        // A real node whose id starts like a warm-up peer's.
+        assertThat(decide(Level.WARN, "grpc-default-executor-1", "n900011@group-0ABD445E8F1B: Failed to recognize"
+                + " n900012 as leader")).isEqualTo(FilterReply.NEUTRAL);
     }
 
     @Test
     void theMarkersAreTheWarmupsOwnPeersAndGroup() {
-        assertThat(WarmupLogFilter.MARKERS).containsExactly("n90001", "n90002",
-                new io.cohort.raft.ClusterSpec(LeaderPathWarmup.CLUSTER_ID, 1,
-                        java.util.List.of(new io.cohort.raft.NodeAddress(5, "h", 1, 2)),
-                        io.cohort.core.GroupConfig.defaults()).raftGroupId(0).toString());
-        assertThat(WarmupLogFilter.MARKERS.get(2)).startsWith("group-");
+        assertThat(java.util.List.of(WarmupLogFilter.PEER_1, WarmupLogFilter.PEER_2, WarmupLogFilter.GROUP))
+                .isEqualTo(LeaderPathWarmup.logMarkers());
     }
 }

@@ -54,9 +54,10 @@ final class ClusterStateLoaded {
 
     /**
      * Observes on {@code timer} every {@code intervalMs} until the state is loaded, then stops: a
-     * joining node's configuration entry is seen even when no call asks.
+     * joining node's configuration entry is seen even when no call asks. Returns the task, cancelled
+     * once it saw the state loaded.
      */
-    void observeUntilLoaded(ScheduledExecutorService timer, long intervalMs) {
+    ScheduledFuture<?> observeUntilLoaded(ScheduledExecutorService timer, long intervalMs) {
         AtomicReference<ScheduledFuture<?>> task = new AtomicReference<>();
         task.set(timer.scheduleWithFixedDelay(() -> {
             ScheduledFuture<?> self = task.get();
@@ -64,6 +65,7 @@ final class ClusterStateLoaded {
                 self.cancel(false);
             }
         }, intervalMs, intervalMs, TimeUnit.MILLISECONDS));
+        return task.get();
     }
 
     /** Whether the state is loaded; decides (and records the configuration it sees) if not yet. */

@@ -196,6 +196,7 @@ public final class CohortRaftNode implements AutoCloseable {
         }
         ClusterMetadata.writeOrVerify(dataDir, nodeId, spec);
         ReplicaLifecycle.deleteNeverAdded(dataDir, spec, nodeId);
+        PartitionSnapshotExport.deleteLeftImages(dataDir);
         RaftMetaCheck.throwIfAnyEmpty(dataDir);
         if (CommonPoolParallelism.threadPerTask()) {
             LOG.warn("the common ForkJoinPool has parallelism {}: Ratis will start a thread per append; set -D{}={}",

@@ -14,6 +14,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.slf4j.Logger;
@@ -42,10 +43,22 @@ import org.slf4j.LoggerFactory;
  */
 public final class PartitionSnapshotExport {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionSnapshotExport.class);
-    /** Where images are written: the node's snapshot writer, which the replicas' own snapshots share (one disk). */
-    private static final Executor IMAGE_WRITER = PartitionSnapshots.WRITER;
-    /** The name of an image file while it is written and read, in the replica's snapshot directory. */
-    static final String IMAGE_FILE_PREFIX = "export-";
+    /**
+     * Where images are cut (beside apply, when no entry is in flight) and written: a thread of their
+     * own, not a read-completion or gRPC thread (a cut of a large state takes tens of milliseconds),
+     * and not the replicas' snapshot writer, whose own snapshots (and a stop's, which waits for
+     * the write in flight on the apply thread) must not queue behind a backup.
+     */
+    private static final Executor IMAGE_WRITER = Executors.newSingleThreadExecutor(r -> {
+        Thread thread = new Thread(r, "cohort-backup-image-writer");
+        thread.setDaemon(true);
+        return thread;
+    });
+    /**
+     * The directory of the images while they are written and read, under the node's data dir: not
+     * in a replica's {@code sm/}, which Ratis replaces whole when it installs a snapshot.
+     */
+    static final String IMAGE_DIRECTORY = "backup-images";
 
     private PartitionSnapshotExport() {
     }
@@ -81,26 +94,24 @@ public final class PartitionSnapshotExport {
         } catch (ProposalException e) {
             return CompletableFuture.failedFuture(e);
         }
-        // The cut is asked for where the barrier completes (a read-completion thread, or the
-        // caller's): it is taken there only when no entry is in flight, at a reference per group,
-        // tens of milliseconds for a million offsets; the write, the long part, is the writer's.
+        Path directory = node.dataDir().resolve(IMAGE_DIRECTORY);
         return node.readAnyReplica(partition, shard -> stateMachine.lastAppliedIndex())
-                .thenCompose(barrierIndex -> stateMachine.cutBetweenEntries(timeoutMs)
+                .thenComposeAsync(barrierIndex -> stateMachine.cutBetweenEntries(timeoutMs)
                         .thenApplyAsync(cut -> {
                             try {
-                                return write(stateMachine, cut, barrierIndex);
+                                return write(stateMachine, directory, cut, barrierIndex);
                             } catch (IOException e) {
                                 throw new CompletionException(e);
                             }
-                        }, writer));
+                        }, writer), IMAGE_WRITER);
     }
 
     /**
-     * Writes the image of {@code cut} to a file in the replica's snapshot directory (the data disk,
-     * which has room for the replica's own snapshots) and opens it for reading; the file is deleted
-     * when the channel closes, or at the replica's next start after a crash during the write.
+     * Writes the image of {@code cut} to a file in {@code directory} (on the data disk, which has room
+     * for the replicas' own snapshots) and opens it for reading; the file is deleted when the channel
+     * closes (on Linux at once: the open channel holds it), or when the node next starts.
      */
-    private static Export write(PartitionStateMachine stateMachine, PartitionStateMachine.CutAt cut,
+    private static Export write(PartitionStateMachine stateMachine, Path directory, PartitionStateMachine.CutAt cut,
                                 long barrierIndex) throws IOException {
         int partition = stateMachine.partition();
         // Nothing applied yet (a new replica): the empty state, at the index of the first entry.
@@ -110,22 +121,48 @@ public final class PartitionSnapshotExport {
                     + " is older than the read barrier at index " + barrierIndex);
         }
         long startNanos = System.nanoTime();
-        Path temp = Files.createTempFile(stateMachine.snapshotDirectory(), IMAGE_FILE_PREFIX, ".tmp");
+        Directories.createPrivate(directory);
+        Path temp = Files.createTempFile(directory, "partition-" + partition + "-", ".tmp");
+        FileChannel channel = null;
+        boolean opened = false;
         try {
             try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(temp), 1 << 16)) {
                 SnapshotCodec.write(out, partition, at.getTerm(), at.getIndex(), cut.cut().records());
             }
-            FileChannel channel = FileChannel.open(temp, StandardOpenOption.READ, StandardOpenOption.DELETE_ON_CLOSE);
+            channel = FileChannel.open(temp, StandardOpenOption.READ, StandardOpenOption.DELETE_ON_CLOSE);
+            long bytes = channel.size();
             LOG.info("partition {}: backup image at (t:{}, i:{}) ({} groups, {} offsets, {} bytes) written in {} ms"
                             + " beside the apply thread", partition, at.getTerm(), at.getIndex(), cut.cut().groupCount(),
-                    cut.cut().offsetCount(), channel.size(),
-                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
-            return new Export(partition, at.getTerm(), at.getIndex(), barrierIndex, channel.size(), temp, channel);
-        } catch (IOException | RuntimeException e) {
-            // A half-written image must not hold on to the space it took.
-            Files.deleteIfExists(temp);
-            throw e;
+                    cut.cut().offsetCount(), bytes, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
+            Export export = new Export(partition, at.getTerm(), at.getIndex(), barrierIndex, bytes, temp, channel);
+            opened = true;
+            return export;
+        } finally {
+            if (!opened) {
+                // A half-written image must not hold on to the space it took (out of memory included).
+                if (channel != null) {
+                    try {
+                        channel.close();
+                    } catch (IOException ignored) {
+                        // deleting it below is what matters
+                    }
+                }
+                try {
+                    Files.deleteIfExists(temp);
+                } catch (IOException e) {
+                    LOG.warn("partition {}: could not delete the unfinished backup image {}: {}", partition, temp,
+                            e.toString());
+                }
+            }
         }
+    }
+
+    /**
+     * Deletes the images a node process left when it died while writing or streaming them; at the
+     * node's start, before any export.
+     */
+    static void deleteLeftImages(Path dataDir) throws IOException {
+        Directories.deleteRecursively(dataDir.resolve(IMAGE_DIRECTORY));
     }
 
     /**

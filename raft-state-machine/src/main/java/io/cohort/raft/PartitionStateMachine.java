@@ -148,7 +148,6 @@ public final class PartitionStateMachine extends BaseStateMachine {
             super.initialize(server, groupId, raftStorage);
             storage.init(raftStorage);
             snapshots.retainFiles(RaftServerConfigKeys.Snapshot.retentionFileNum(server.getProperties()));
-            deleteLeftBackupImages();
             loadLatestSnapshot();
         }, IOException.class);
     }
@@ -172,27 +171,12 @@ public final class PartitionStateMachine extends BaseStateMachine {
     @Override
     public void reinitialize() throws IOException {
         loadLatestSnapshot();
+        // A cut asked for while the snapshot loaded (inside the sequence lock) waits for the apply
+        // thread, which this is: an idle partition would bring it no entry.
+        serveCutRequests();
         if (getLifeCycleState() == LifeCycle.State.PAUSED) {
             getLifeCycle().transition(LifeCycle.State.STARTING);
             getLifeCycle().transition(LifeCycle.State.RUNNING);
-        }
-    }
-
-    /** Where this replica's snapshots are, and a backup's image of it while it is read. */
-    Path snapshotDirectory() {
-        return storage.getSnapshotFile(0, 0).toPath().getParent();
-    }
-
-    /** Backup images (deleted when read) left by a node process that died while one was read. */
-    private void deleteLeftBackupImages() throws IOException {
-        Path directory = snapshotDirectory();
-        if (!Files.isDirectory(directory)) {
-            return;
-        }
-        try (var files = Files.newDirectoryStream(directory, PartitionSnapshotExport.IMAGE_FILE_PREFIX + "*.tmp")) {
-            for (Path file : files) {
-                Files.deleteIfExists(file);
-            }
         }
     }
 
@@ -304,23 +288,37 @@ public final class PartitionStateMachine extends BaseStateMachine {
      * export, {@link PartitionSnapshotExport}): the cut costs the apply thread a reference per group
      * ({@link StateCut}), the records and their bytes are the caller's. Taken beside apply at once
      * if no entry is being applied (an idle replica's apply thread would never come to it), else by
-     * the apply thread right after the entry it is applying. Fails after {@code timeoutMs} if
-     * neither happens (a replica that stopped applying in an entry), or when the replica closes.
+     * the apply thread right after the entry it is applying (or the installed snapshot it is
+     * loading). Fails after {@code timeoutMs} if neither happens (a replica that stopped applying in
+     * an entry), or when the replica closes.
      */
     CompletableFuture<CutAt> cutBetweenEntries(long timeoutMs) {
+        return cutBetweenEntries(timeoutMs, 3);
+    }
+
+    /** {@link #cutBetweenEntries(long)}, trying a cut beside apply {@code besideAttempts} times (0: the apply thread's). */
+    CompletableFuture<CutAt> cutBetweenEntries(long timeoutMs, int besideAttempts) {
         CompletableFuture<CutAt> request = new CompletableFuture<>();
-        cutRequests.add(request);
-        // Whatever the apply thread does after this, it serves the request if this read fails: a
-        // failed read means an entry was being applied or ended after the request was queued.
-        Optional<CutAt> beside = readBetweenEntries(state -> new CutAt(getLastAppliedTermIndex(), state.cut()), 3);
-        if (beside.isPresent() && cutRequests.remove(request)) {
-            request.complete(beside.get());
-        }
         request.orTimeout(timeoutMs, TimeUnit.MILLISECONDS).whenComplete((cut, error) -> {
             if (error != null) {
                 cutRequests.remove(request);
             }
         });
+        cutRequests.add(request);
+        // Whatever the apply thread does after this, it serves the request if this read fails: a
+        // failed read means an entry was being applied, or a snapshot loaded, or either ended, after
+        // the request was queued, and the apply thread serves the queue after each.
+        try {
+            Optional<CutAt> beside = readBetweenEntries(state -> new CutAt(getLastAppliedTermIndex(), state.cut()),
+                    besideAttempts);
+            if (beside.isPresent() && cutRequests.remove(request)) {
+                request.complete(beside.get());
+            }
+        } catch (RuntimeException e) {
+            if (cutRequests.remove(request)) {
+                request.completeExceptionally(e);
+            }
+        }
         return request;
     }
 

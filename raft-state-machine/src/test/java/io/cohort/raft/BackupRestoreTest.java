@@ -182,10 +182,16 @@ class BackupRestoreTest {
                                 .isLessThan(1_000));
                 assertThat(replica.getLatestSnapshot() == null ? -1 : replica.getLatestSnapshot().getIndex())
                         .as("the image is not the replica's snapshot").isEqualTo(snapshotBefore);
+                Path images = follower.dataDir().resolve(PartitionSnapshotExport.IMAGE_DIRECTORY);
+                try (Stream<Path> files = Files.list(images)) {
+                    assertThat(files).as("written under the node's data dir, not in the replica's sm/,"
+                            + " which a snapshot install replaces; on Linux already unlinked, held by the channel")
+                            .allSatisfy(file -> assertThat(file.getFileName().toString()).startsWith("partition-0-"));
+                }
                 export.close();
-                try (Stream<Path> files = Files.list(replica.snapshotDirectory())) {
-                    assertThat(files.map(file -> file.getFileName().toString()))
-                            .as("no image file left").noneMatch(name -> name.startsWith("export-"));
+                assertThat(export.channel().isOpen()).isFalse();
+                try (Stream<Path> files = Files.list(images)) {
+                    assertThat(files).as("no image file left").isEmpty();
                 }
             }
         }
@@ -240,16 +246,15 @@ class BackupRestoreTest {
         }
     }
 
-    /** An image file left by a node that died while streaming it is deleted when the replica starts again. */
+    /** An image file left by a node that died while writing it is deleted when the node starts again. */
     @Test
     void testAnImageLeftByACrashIsDeletedAtTheNextStart() throws Exception {
         try (RaftTestCluster cluster = RaftTestCluster.start(dir.resolve("left"), 3, 1, GroupConfig.defaults())) {
             cluster.submitToLeader(0, Commands.simpleCommit("g", "t", 0, 1));
             CohortRaftNode node = cluster.runningNodes().get(0);
-            Path snapshots = node.stateMachine(0).snapshotDirectory();
-            Files.createDirectories(snapshots);
-            Path left = Files.writeString(snapshots.resolve(PartitionSnapshotExport.IMAGE_FILE_PREFIX + "42.tmp"), "x");
-            Path other = Files.writeString(snapshots.resolve("operator-notes.txt"), "kept");
+            Path images = Files.createDirectories(node.dataDir().resolve(PartitionSnapshotExport.IMAGE_DIRECTORY));
+            Path left = Files.writeString(images.resolve("partition-0-42.tmp"), "x");
+            Path other = Files.writeString(node.dataDir().resolve("operator-notes.txt"), "kept");
             cluster.stopNode(node.nodeId());
             cluster.startNode(node.nodeId());
             cluster.awaitAllLeadersReady();

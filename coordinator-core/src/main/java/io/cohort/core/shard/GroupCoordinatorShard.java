@@ -399,7 +399,9 @@ public final class GroupCoordinatorShard {
 
     /**
      * A consistent cut of the whole state ({@link StateCut#records()} builds and sorts the records on
-     * the caller's thread). Apply thread only, as {@link #snapshot()}; cheap enough to take between
+     * the caller's thread). Between two applied entries: on the apply thread, or beside it where the
+     * caller checks that no entry was applied meanwhile and throws the cut away otherwise (the raft
+     * layer's sequence lock; the freeze's epoch is atomic for that); cheap enough to take between
      * two entries: a reference per group to its value (immutable) and to its offsets, which the cut
      * freezes ({@link OffsetStore#freezeAll()}: written after it, a group's offsets are copied first).
      */

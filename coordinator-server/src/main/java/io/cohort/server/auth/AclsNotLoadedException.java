@@ -10,9 +10,16 @@ import io.grpc.StatusRuntimeException;
  * COORDINATOR_LOAD_IN_PROGRESS; clients retry either.
  */
 public final class AclsNotLoadedException extends StatusRuntimeException {
+    /** The status description, by which another node tells this refusal from other UNAVAILABLEs. */
+    public static final String DESCRIPTION = "this node is still applying partition 0's log, which holds the ACLs, since"
+            + " its start or its add to the cluster; it authorizes no call until then: retry, or try another node";
+
     AclsNotLoadedException() {
-        super(Status.UNAVAILABLE.withDescription("this node is still applying partition 0's log, which holds the"
-                + " ACLs, since its start or its add to the cluster; it authorizes no call until then: retry, or"
-                + " try another node"));
+        super(Status.UNAVAILABLE.withDescription(DESCRIPTION));
+    }
+
+    /** Whether {@code status}, as a caller received it, is this refusal. */
+    public static boolean isNotLoaded(Status status) {
+        return status.getCode() == Status.Code.UNAVAILABLE && DESCRIPTION.equals(status.getDescription());
     }
 }

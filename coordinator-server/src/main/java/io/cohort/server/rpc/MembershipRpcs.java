@@ -226,7 +226,8 @@ final class MembershipRpcs {
                                 + " did not answer: " + status.getCode() + " " + status.getDescription());
                     }
                     if (response.getErrorCode() != ErrorTable.toProto(ErrorCode.NONE)) {
-                        boolean denied = response.getErrorCode()
+                        // With a bearer token the other node checked the caller; with a certificate, this node.
+                        boolean denied = bearer == null && response.getErrorCode()
                                 == ErrorTable.toProto(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
                         throw MembershipException.reported(failureOf(response), -1, "node " + nodeId + " answered "
                                 + response.getErrorCode() + ": " + response.getErrorMessage() + (denied

@@ -1,5 +1,6 @@
 package io.cohort.server.rpc;
 
+import io.cohort.server.auth.AclsNotLoadedException;
 import io.grpc.Status;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -11,9 +12,9 @@ import java.util.function.Supplier;
  * once it holds the ACLs (docs/SECURITY.md; {@code ClusterStateLoaded}), which is a moment after
  * the add lists it, and the add's next step (HostReplica to that node, as the caller) may come
  * first. Without this an add run by a principal with ALTER, not a super user, could fail there and
- * had to be run again. Connection failures do not reach this: the calls wait for the channel to be
- * ready. Other answers, and UNAVAILABLE once {@code deadlineNanos} (System.nanoTime) is near, are
- * the caller's.
+ * had to be run again. Only that refusal is sent again ({@link AclsNotLoadedException#isNotLoaded}):
+ * another UNAVAILABLE (a node shutting down, a connection lost mid-call) is the caller's at once, as
+ * is any other answer, and the refusal too once {@code deadlineNanos} (System.nanoTime) is near.
  */
 final class UntilLoaded {
     /** Between two attempts: a joining node's gate is looked at every 50 ms. */
@@ -28,7 +29,7 @@ final class UntilLoaded {
                 return CompletableFuture.completedFuture(answer);
             }
             boolean timeLeft = deadlineNanos - System.nanoTime() > TimeUnit.MILLISECONDS.toNanos(RETRY_DELAY_MS);
-            if (Status.fromThrowable(error).getCode() != Status.Code.UNAVAILABLE || !timeLeft) {
+            if (!AclsNotLoadedException.isNotLoaded(Status.fromThrowable(error)) || !timeLeft) {
                 return CompletableFuture.<T>failedFuture(error);
             }
             return CompletableFuture.supplyAsync(() -> null,

@@ -66,6 +66,8 @@ class AclsNotLoadedTest {
             assertThatThrownBy(call::run).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
                 assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
                 assertThat(e.getStatus().getDescription()).contains("still applying partition 0's log");
+                // What another node's HostReplica tells from other UNAVAILABLEs, and asks again (UntilLoaded).
+                assertThat(io.cohort.server.auth.AclsNotLoadedException.isNotLoaded(e.getStatus())).isTrue();
             });
         }
         // Where the answer carries Kafka errors, a retriable one: FindCoordinator answers a key it cannot

@@ -13,6 +13,8 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.grpc.stub.StreamObserver;
+import io.cohort.server.auth.AclsNotLoadedException;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -26,6 +28,9 @@ import org.junit.jupiter.api.Test;
  * A stand-in node on in-process gRPC answers the first calls with {@code refusal}.
  */
 class UntilLoadedTest {
+    /** What a node still loading its ACLs answers (AclsNotLoadedException, through ThrownStatus). */
+    private static final Status NOT_LOADED = Status.UNAVAILABLE.withDescription(AclsNotLoadedException.DESCRIPTION);
+
     private final AtomicInteger calls = new AtomicInteger();
     private Server server;
     private ManagedChannel channel;
@@ -67,27 +72,36 @@ class UntilLoadedTest {
 
     @Test
     void aNodeStillLoadingItsAclsIsAskedAgainUntilItAnswers() throws Exception {
-        ClusterAdminGrpc.ClusterAdminFutureStub stub = standIn(3,
-                Status.UNAVAILABLE.withDescription("node 4 is still applying partition 0's log"));
+        ClusterAdminGrpc.ClusterAdminFutureStub stub = standIn(3, NOT_LOADED);
         assertThat(hostReplica(stub, 30_000).get(30, TimeUnit.SECONDS).getStepsList()).containsExactly("created");
         assertThat(calls).hasValue(4);
     }
 
     @Test
     void anotherFailureIsNotRetried() throws Exception {
-        ClusterAdminGrpc.ClusterAdminFutureStub stub = standIn(1, Status.PERMISSION_DENIED);
-        assertThatThrownBy(() -> hostReplica(stub, 30_000).get(30, TimeUnit.SECONDS))
-                .isInstanceOf(ExecutionException.class).cause().isInstanceOfSatisfying(StatusRuntimeException.class,
-                        e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED));
-        assertThat(calls).hasValue(1);
+        for (Status other : List.of(Status.PERMISSION_DENIED, Status.UNAVAILABLE.withDescription("node 4 is shutting"
+                + " down"))) {
+            calls.set(0);
+            stop();
+            ClusterAdminGrpc.ClusterAdminFutureStub stub = standIn(1, other);
+            assertThatThrownBy(() -> hostReplica(stub, 30_000).get(30, TimeUnit.SECONDS))
+                    .isInstanceOf(ExecutionException.class).cause()
+                    .isInstanceOfSatisfying(StatusRuntimeException.class,
+                            e -> assertThat(e.getStatus().getCode()).isEqualTo(other.getCode()));
+            assertThat(calls).as("%s", other).hasValue(1);
+        }
     }
 
     @Test
     void aNodeThatNeverLoadsFailsOnceTheDeadlineIsNear() throws Exception {
-        ClusterAdminGrpc.ClusterAdminFutureStub stub = standIn(Integer.MAX_VALUE, Status.UNAVAILABLE);
+        ClusterAdminGrpc.ClusterAdminFutureStub stub = standIn(Integer.MAX_VALUE, NOT_LOADED);
+        long startNanos = System.nanoTime();
         assertThatThrownBy(() -> hostReplica(stub, 1_000).get(30, TimeUnit.SECONDS))
                 .isInstanceOf(ExecutionException.class).cause().isInstanceOfSatisfying(StatusRuntimeException.class,
-                        e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
-        assertThat(calls.get()).as("asked again while time was left").isGreaterThan(1);
+                        e -> assertThat(AclsNotLoadedException.isNotLoaded(e.getStatus())).isTrue());
+        // Asked again every 100 ms until less than that was left of the second: about nine times.
+        assertThat(calls.get()).as("asked again while time was left").isGreaterThanOrEqualTo(5);
+        assertThat(System.nanoTime() - startNanos).as("gave up near the deadline, not at once")
+                .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(800));
     }
 }
