@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.cohort.core.GroupConfig;
 import io.cohort.core.record.CoordinatorRecord;
 import io.cohort.core.shard.GroupCoordinatorShard;
-import io.cohort.core.shard.Result;
 import io.cohort.raft.log.LogCodec;
 import java.io.IOException;
 import java.util.List;
@@ -18,7 +17,6 @@ import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.proto.RaftProtos.StateMachineLogEntryProto;
 import org.apache.ratis.protocol.ClientId;
-import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.junit.jupiter.api.Test;
@@ -31,28 +29,8 @@ import org.junit.jupiter.api.Test;
  */
 class CutBetweenEntriesTest {
     private final GroupCoordinatorShard shard = new GroupCoordinatorShard(GroupConfig.defaults());
-    private final PartitionStateMachine stateMachine = new PartitionStateMachine(0, shard,
-            new PartitionStateMachine.Hooks() {
-                @Override
-                public void onApplied(int partition, long index, ClientId clientId, long callId, List<Result> results) {
-                }
-
-                @Override
-                public void onLeaderChanged(int partition, RaftPeerId leaderId) {
-                }
-
-                @Override
-                public void onLeaderReady(int partition) {
-                }
-
-                @Override
-                public void onNotLeader(int partition) {
-                }
-
-                @Override
-                public void onStorageFailed(int partition, String what, Throwable cause) {
-                }
-            }, ClientId.randomId(), Long.MAX_VALUE, Long.MAX_VALUE);
+    private final PartitionStateMachine stateMachine = new PartitionStateMachine(0, shard, new RecordingHooks(),
+            ClientId.randomId(), Long.MAX_VALUE, Long.MAX_VALUE);
 
     private void apply(long index, long offset) {
         byte[] bytes = LogCodec.encodeEntry(1_700_000_000_000L, List.of(Commands.simpleCommit("g", "t", 0, offset)));

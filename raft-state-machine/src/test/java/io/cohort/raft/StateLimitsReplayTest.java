@@ -18,7 +18,6 @@ import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.proto.RaftProtos.StateMachineLogEntryProto;
 import org.apache.ratis.protocol.ClientId;
-import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.junit.jupiter.api.Test;
@@ -31,32 +30,12 @@ import org.junit.jupiter.api.Test;
 class StateLimitsReplayTest {
     private static final long LEADER_TIME_MS = 1_700_000_000_000L;
 
-    private final List<Result> applied = new ArrayList<>();
+    private final RecordingHooks hooks = new RecordingHooks();
+    private final List<Result> applied = hooks.applied;
     private final GroupCoordinatorShard shard = new GroupCoordinatorShard(
             GroupConfig.defaults().withLimits(StateLimits.defaults().withMaxOffsetsPerGroup(1)));
-    private final PartitionStateMachine stateMachine = new PartitionStateMachine(0, shard,
-            new PartitionStateMachine.Hooks() {
-                @Override
-                public void onApplied(int partition, long index, ClientId clientId, long callId, List<Result> results) {
-                    applied.addAll(results);
-                }
-
-                @Override
-                public void onLeaderChanged(int partition, RaftPeerId leaderId) {
-                }
-
-                @Override
-                public void onLeaderReady(int partition) {
-                }
-
-                @Override
-                public void onNotLeader(int partition) {
-                }
-
-                @Override
-                public void onStorageFailed(int partition, String what, Throwable cause) {
-                }
-            }, ClientId.randomId(), Long.MAX_VALUE, Long.MAX_VALUE);
+    private final PartitionStateMachine stateMachine = new PartitionStateMachine(0, shard, hooks,
+            ClientId.randomId(), Long.MAX_VALUE, Long.MAX_VALUE);
 
     private static Command.OffsetCommit commit(int... partitions) {
         List<Command.PartitionCommit> commits = new ArrayList<>();
