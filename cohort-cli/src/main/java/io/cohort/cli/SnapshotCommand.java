@@ -2,10 +2,10 @@ package io.cohort.cli;
 
 import io.cohort.api.v1.ClusterStatusResponse;
 import io.cohort.api.v1.ErrorCode;
-import io.cohort.api.v1.PartitionStatus;
 import io.cohort.api.v1.SaveSnapshotChunk;
 import io.cohort.api.v1.SaveSnapshotInfo;
 import io.cohort.api.v1.SaveSnapshotRequest;
+import io.cohort.client.BackupSources;
 import io.cohort.client.CohortClient;
 import io.cohort.client.CohortException;
 import io.cohort.core.GroupConfig;
@@ -28,10 +28,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.Iterator;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -97,7 +95,7 @@ final class SnapshotCommand implements Runnable {
                                    long deadlineNanos) throws IOException {
             String lastFailure = "no replica answered";
             while (true) {
-                for (int node : candidates(status, p)) {
+                for (int node : BackupSources.candidates(status, p)) {
                     String failure = saveFrom(client, node, writer, p);
                     if (failure == null) {
                         return;
@@ -115,35 +113,6 @@ final class SnapshotCommand implements Runnable {
                     lastFailure = e.getMessage();
                 }
             }
-        }
-
-        /**
-         * The partition's followers first, its leader last. The replica asked cuts its state and
-         * writes the image beside its apply thread: seconds of CPU and a state's worth of disk for
-         * millions of offsets, which on a follower compete with no commit's own work (the leader
-         * serves the commits; the other followers make the quorum with it). (Until 2026-12-07 the
-         * image was a snapshot written on the apply thread, so on the leader every commit waited.)
-         * A follower's read barrier waits until it has applied what the leader committed; one that
-         * cannot (cut off, far behind) fails within the call's time and the next candidate is asked.
-         */
-        static List<Integer> candidates(ClusterStatusResponse status, int p) {
-            Set<Integer> nodes = new LinkedHashSet<>();
-            for (PartitionStatus partition : status.getPartitionsList()) {
-                if (partition.getPartitionIndex() == p) {
-                    for (int replica : partition.getReplicaNodeIdsList()) {
-                        if (replica != partition.getLeaderNodeId()) {
-                            nodes.add(replica);
-                        }
-                    }
-                    if (partition.getLeaderNodeId() >= 0) {
-                        nodes.add(partition.getLeaderNodeId());
-                    }
-                }
-            }
-            if (nodes.isEmpty()) {
-                status.getNodesList().forEach(n -> nodes.add(n.getNodeId()));
-            }
-            return new ArrayList<>(nodes);
         }
 
         /** Streams partition {@code p} from {@code node} into the writer; null on success, else why it failed. */

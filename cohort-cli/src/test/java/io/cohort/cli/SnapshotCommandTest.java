@@ -39,8 +39,8 @@ class SnapshotCommandTest {
                 .addPartitions(io.cohort.api.v1.PartitionStatus.newBuilder().setPartitionIndex(1).setLeaderNodeId(-1)
                         .addReplicaNodeIds(3).addReplicaNodeIds(1))
                 .build();
-        assertThat(SnapshotCommand.Save.candidates(status, 0)).containsExactly(2, 3, 1);
-        assertThat(SnapshotCommand.Save.candidates(status, 1)).as("no leader known").containsExactly(3, 1);
+        assertThat(io.cohort.client.BackupSources.candidates(status, 0)).containsExactly(2, 3, 1);
+        assertThat(io.cohort.client.BackupSources.candidates(status, 1)).as("no leader known").containsExactly(3, 1);
     }
 
     @Test

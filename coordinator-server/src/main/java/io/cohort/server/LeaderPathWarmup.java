@@ -250,21 +250,6 @@ final class LeaderPathWarmup {
         return System.nanoTime() - startNanos;
     }
 
-    /**
-     * What names the warm-up in Ratis's lines: its peers as Ratis prints them ("n90001"), and its
-     * Raft group, whose id derives from {@link #CLUSTER_ID} alone.
-     */
-    static List<String> logMarkers() {
-        List<String> markers = new ArrayList<>();
-        for (int nodeId : NODE_IDS) {
-            markers.add(new io.cohort.raft.NodeAddress(nodeId, "127.0.0.1", 1, 1).peerId());
-        }
-        markers.add(new io.cohort.raft.ClusterSpec(CLUSTER_ID, 1, List.of(
-                new io.cohort.raft.NodeAddress(NODE_IDS.get(0), "127.0.0.1", 1, 1)),
-                io.cohort.core.GroupConfig.defaults()).raftGroupId(0).toString());
-        return List.copyOf(markers);
-    }
-
     private static Map<String, String> settings(Path dir, int nodeId, String peers) {
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put(ServerConfig.NODE_ID, Integer.toString(nodeId));

@@ -17,7 +17,8 @@ import java.util.regex.Pattern;
  * operator's) or its Raft group. ERROR lines are kept whatever they name: a failure that bad is
  * worth a look even from the warm-up. The names are written out here, not derived, so that loading
  * the filter (while logback configures itself) loads none of the node's classes;
- * {@code WarmupLogFilterTest} checks them against {@link LeaderPathWarmup#logMarkers()}.
+ * {@code WarmupLogFilterTest} derives them from {@link LeaderPathWarmup#NODE_IDS} and
+ * {@link LeaderPathWarmup#CLUSTER_ID}.
  *
  * <p>Installed on the STDERR appender of {@code cohort-server-logback.xml}.
  */

@@ -50,9 +50,15 @@ class WarmupLogFilterTest {
                 + " n900012 as leader")).isEqualTo(FilterReply.NEUTRAL);
     }
 
+    /** The names written out in the filter are the warm-up's peers as Ratis prints them, and its Raft group. */
     @Test
     void theMarkersAreTheWarmupsOwnPeersAndGroup() {
-        assertThat(java.util.List.of(WarmupLogFilter.PEER_1, WarmupLogFilter.PEER_2, WarmupLogFilter.GROUP))
-                .isEqualTo(LeaderPathWarmup.logMarkers());
+        java.util.List<String> peers = LeaderPathWarmup.NODE_IDS.stream()
+                .map(id -> new io.cohort.raft.NodeAddress(id, "127.0.0.1", 1, 1).peerId()).toList();
+        String group = new io.cohort.raft.ClusterSpec(LeaderPathWarmup.CLUSTER_ID, 1,
+                java.util.List.of(new io.cohort.raft.NodeAddress(LeaderPathWarmup.NODE_IDS.get(0), "127.0.0.1", 1, 1)),
+                io.cohort.core.GroupConfig.defaults()).raftGroupId(0).toString();
+        assertThat(java.util.List.of(WarmupLogFilter.PEER_1, WarmupLogFilter.PEER_2)).isEqualTo(peers);
+        assertThat(WarmupLogFilter.GROUP).isEqualTo(group);
     }
 }

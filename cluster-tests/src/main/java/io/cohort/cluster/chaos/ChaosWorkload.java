@@ -23,6 +23,7 @@ import io.cohort.client.assignor.RangeAssignor;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -33,6 +34,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 
 /**
  * What runs against the cluster during a chaos run, every operation recorded in the history:
@@ -263,19 +265,27 @@ public final class ChaosWorkload implements AutoCloseable {
 
     /** Records a linearizable fetch of {@code keys} of {@code group}. */
     private void recordedFetch(String process, CohortClient client, String group, List<TopicPartition> keys) {
-        for (TopicPartition tp : keys) {
-            history.record(process, Op.INVOKE, "fetch", key(group, tp), -1, -1, "");
-        }
+        recordedRead(process, keys.stream().map(tp -> key(group, tp)).toList(), () -> {
+            Map<String, Long> values = new HashMap<>();
+            client.fetchOffsets(group).forEach((tp, offset) -> values.put(key(group, tp), offset.offset()));
+            return values;
+        });
+    }
+
+    /**
+     * Records one read of {@code keys}, all invoked before {@code read} starts and completed after
+     * it returns: each key's value, -1 for a key it has none of; every key failed if it throws.
+     * Returns whether it read.
+     */
+    private boolean recordedRead(String process, Collection<String> keys, Supplier<Map<String, Long>> read) {
+        keys.forEach(key -> history.record(process, Op.INVOKE, "fetch", key, -1, -1, ""));
         try {
-            Map<TopicPartition, OffsetAndMetadata> fetched = client.fetchOffsets(group);
-            for (TopicPartition tp : keys) {
-                OffsetAndMetadata offset = fetched.get(tp);
-                history.record(process, Op.OK, "fetch", key(group, tp), offset == null ? -1 : offset.offset(), -1, "");
-            }
+            Map<String, Long> values = read.get();
+            keys.forEach(key -> history.record(process, Op.OK, "fetch", key, values.getOrDefault(key, -1L), -1, ""));
+            return true;
         } catch (RuntimeException e) {
-            for (TopicPartition tp : keys) {
-                history.record(process, Op.FAIL, "fetch", key(group, tp), -1, -1, e.toString());
-            }
+            keys.forEach(key -> history.record(process, Op.FAIL, "fetch", key, -1, -1, e.toString()));
+            return false;
         }
     }
 
@@ -435,17 +445,8 @@ public final class ChaosWorkload implements AutoCloseable {
                     continue;
                 }
                 next = System.nanoTime() + BACKUP_EVERY.toNanos();
-                Set<String> keys = keys();
-                keys.forEach(key -> history.record(name, Op.INVOKE, "fetch", key, -1, -1, ""));
-                try {
-                    Map<String, Long> image = ChaosBackups.offsets(client);
-                    keys.forEach(key -> history.record(name, Op.OK, "fetch", key, image.getOrDefault(key, -1L), -1,
-                            ""));
-                    backupsTaken.incrementAndGet();
-                } catch (RuntimeException e) {
-                    keys.forEach(key -> history.record(name, Op.FAIL, "fetch", key, -1, -1, e.toString()));
-                    backupsFailed.incrementAndGet();
-                }
+                (recordedRead(name, keys(), () -> ChaosBackups.offsets(client)) ? backupsTaken : backupsFailed)
+                        .incrementAndGet();
             }
         }
 

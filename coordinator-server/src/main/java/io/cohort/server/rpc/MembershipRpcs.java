@@ -42,6 +42,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -218,7 +219,7 @@ final class MembershipRpcs {
             }
 
             private CompletableFuture<MembershipChangeResponse> call(
-                    int nodeId, java.util.function.Supplier<CompletableFuture<MembershipChangeResponse>> sent) {
+                    int nodeId, Supplier<CompletableFuture<MembershipChangeResponse>> sent) {
                 return sent.get().handle((response, error) -> {
                     if (error != null) {
                         Status status = Status.fromThrowable(error);
