@@ -81,6 +81,9 @@ public final class LocalCluster implements AutoCloseable {
         settings.put(ServerConfig.ELECTION_TIMEOUT_MAX_MS, "600");
         settings.put(ServerConfig.INITIAL_REBALANCE_DELAY_MS, "100");
         settings.put(ServerConfig.MIN_SESSION_TIMEOUT_MS, Integer.toString(MIN_SESSION_TIMEOUT_MS));
+        // The leader-path warm-up (a hidden 2-node cluster, about 6 CPU-seconds) is for a deployed
+        // node's first commits; here it only competes with the other test fork for the two cores.
+        settings.put(ServerConfig.LEADER_WARMUP_ENABLED, "false");
         extraSettings.forEach((key, value) -> settings.put(key, value.replace("<id>", Integer.toString(id))));
         try {
             servers[id] = CohortServer.start(ServerConfig.of(settings));

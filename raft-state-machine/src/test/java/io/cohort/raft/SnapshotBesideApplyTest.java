@@ -42,7 +42,9 @@ class SnapshotBesideApplyTest {
                 Thread.currentThread().interrupt();
             }
         });
-        try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS, TUNING)) {
+        // Released before the cluster closes (resources close in reverse), also when an assertion fails.
+        try (RaftTestCluster cluster = RaftTestCluster.start(tmp, 3, 1, GROUPS, TUNING);
+             AutoCloseable releaseAtEnd = release::countDown) {
             assertThat(writerHeld.await(20, TimeUnit.SECONDS)).isTrue();
             CohortRaftNode leader = cluster.leaderOf(0);
             // Three times the count, every commit acknowledged: each replica cut its state once and
@@ -99,7 +101,7 @@ class SnapshotBesideApplyTest {
             assertThat(SnapshotCodec.digest(restarted.shard(0).snapshot()))
                     .isEqualTo(SnapshotCodec.digest(leader.shard(0).snapshot()));
         } finally {
-            release.countDown();
+            release.countDown(); // a start that failed
         }
     }
 

@@ -10,6 +10,7 @@ import io.cohort.raft.tls.ReloadingKeyManager;
 import io.cohort.raft.tls.ReloadingTrustManager;
 import io.cohort.server.CohortServer;
 import io.cohort.server.ServerConfig;
+import io.cohort.testsupport.TestPorts;
 import io.grpc.ChannelCredentials;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
@@ -21,7 +22,6 @@ import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
 import io.grpc.health.v1.HealthGrpc;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -92,13 +92,14 @@ class ClientPortTlsTest {
     private static CohortServer startNode(String name, Map<String, String> extra) throws IOException {
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put(ServerConfig.NODE_ID, "1");
-        settings.put(ServerConfig.PEERS, "1=127.0.0.1:" + freePort() + ":" + freePort());
+        settings.put(ServerConfig.PEERS, "1=127.0.0.1:" + TestPorts.next() + ":" + TestPorts.next());
         settings.put(ServerConfig.DATA_DIR, root.resolve(name).resolve("data").toString());
         settings.put(ServerConfig.LOG_DIR, root.resolve(name).resolve("logs").toString());
         settings.put(ServerConfig.PARTITIONS, "1");
         settings.put(ServerConfig.METRICS_PORT, "0");
         settings.put(ServerConfig.ELECTION_TIMEOUT_MIN_MS, "300");
         settings.put(ServerConfig.ELECTION_TIMEOUT_MAX_MS, "600");
+        settings.put(ServerConfig.LEADER_WARMUP_ENABLED, "false");
         settings.put(ServerConfig.TLS_ENABLED, "true");
         settings.put(ServerConfig.TLS_CERT, nodeCert.toString());
         settings.put(ServerConfig.TLS_KEY, nodeKey.toString());
@@ -241,11 +242,5 @@ class ClientPortTlsTest {
             text.append(t).append('\n');
         }
         return text.toString();
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }
