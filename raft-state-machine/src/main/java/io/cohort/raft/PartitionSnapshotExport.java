@@ -80,7 +80,9 @@ public final class PartitionSnapshotExport {
      * Exports {@code partition} from {@code node}'s replica. Fails with {@link ProposalException}
      * (NOT_LEADER if the node holds no replica; otherwise the read barrier's failure), an
      * {@link IOException} if the image could not be written, or a timeout if the replica took no
-     * cut within {@code timeoutMs} (it stopped applying).
+     * cut within {@code timeoutMs} (it stopped applying). Cancel the future when the image is no
+     * longer wanted (the call timed out or went away): an image not yet written is not written, and
+     * one written meanwhile is deleted.
      */
     public static CompletableFuture<Export> export(CohortRaftNode node, int partition, long timeoutMs) {
         return export(node, partition, timeoutMs, IMAGE_WRITER);
@@ -95,15 +97,42 @@ public final class PartitionSnapshotExport {
             return CompletableFuture.failedFuture(e);
         }
         Path directory = node.dataDir().resolve(IMAGE_DIRECTORY);
-        return node.readAnyReplica(partition, shard -> stateMachine.lastAppliedIndex())
+        // Completed by the write below, or by the caller's cancel: an image for a call that gave up
+        // (its timeout, its client gone) costs neither the write of a large state nor its disk space.
+        CompletableFuture<Export> result = new CompletableFuture<>();
+        node.readAnyReplica(partition, shard -> stateMachine.lastAppliedIndex())
                 .thenComposeAsync(barrierIndex -> stateMachine.cutBetweenEntries(timeoutMs)
-                        .thenApplyAsync(cut -> {
+                        .thenAcceptAsync(cut -> {
+                            if (result.isDone()) {
+                                LOG.info("partition {}: backup image not written: the export was cancelled",
+                                        partition);
+                                return;
+                            }
+                            Export export;
                             try {
-                                return write(stateMachine, directory, cut, barrierIndex);
+                                export = write(stateMachine, directory, cut, barrierIndex);
                             } catch (IOException e) {
                                 throw new CompletionException(e);
                             }
-                        }, writer), IMAGE_WRITER);
+                            if (!result.complete(export)) {
+                                closeQuietly(export);
+                            }
+                        }, writer), IMAGE_WRITER)
+                .whenComplete((written, error) -> {
+                    if (error != null) {
+                        result.completeExceptionally(error);
+                    }
+                });
+        return result;
+    }
+
+    private static void closeQuietly(Export export) {
+        try {
+            export.close();
+        } catch (IOException e) {
+            LOG.warn("partition {}: could not close the cancelled backup image {}: {}", export.partition(),
+                    export.file(), e.toString());
+        }
     }
 
     /**

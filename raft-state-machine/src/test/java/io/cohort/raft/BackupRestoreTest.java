@@ -196,6 +196,28 @@ class BackupRestoreTest {
     }
 
     /**
+     * A SaveSnapshot call that times out or whose client goes away cancels its export: an image not
+     * yet written is not written (a large state takes seconds of the writer and its size on disk).
+     */
+    @Test
+    void testACancelledExportWritesNoImage() throws Exception {
+        try (RaftTestCluster cluster = RaftTestCluster.start(dir.resolve("cancelled"), 3, 1, GroupConfig.defaults())) {
+            cluster.submitToLeader(0, Commands.simpleCommit("g", "t", 0, 1));
+            CohortRaftNode node = cluster.leaderOf(0);
+            java.util.concurrent.LinkedBlockingQueue<Runnable> writes = new java.util.concurrent.LinkedBlockingQueue<>();
+            java.util.concurrent.CompletableFuture<PartitionSnapshotExport.Export> exporting =
+                    PartitionSnapshotExport.export(node, 0, 10_000, writes::add);
+            Runnable write = writes.poll(30, TimeUnit.SECONDS);
+            assertThat(write).as("the image was cut and handed to the writer").isNotNull();
+            assertThat(exporting.cancel(false)).isTrue();
+            write.run();
+            // The directory is made by the first image's write (and removed at each start).
+            assertThat(node.dataDir().resolve(PartitionSnapshotExport.IMAGE_DIRECTORY)).as("no image written")
+                    .doesNotExist();
+        }
+    }
+
+    /**
      * Under a steady load the image is cut by the apply thread between two entries (a cut beside
      * apply finds an entry in flight): every export completes, is at or past its read barrier, and
      * holds the last commit acknowledged before it started.

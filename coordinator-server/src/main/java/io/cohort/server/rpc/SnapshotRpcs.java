@@ -106,7 +106,9 @@ final class SnapshotRpcs implements AutoCloseable {
         call.setOnReadyHandler(() -> streamer.execute(pump::run));
         call.setOnCancelHandler(pump::cancel);
         long timeoutMs = request.getTimeoutMs() == 0 ? DEFAULT_TIMEOUT_MS : request.getTimeoutMs();
-        exporter.export(node, partition, timeoutMs).whenCompleteAsync((export, error) -> {
+        CompletableFuture<PartitionSnapshotExport.Export> exporting = exporter.export(node, partition, timeoutMs);
+        pump.exporting(exporting);
+        exporting.whenCompleteAsync((export, error) -> {
             if (error != null) {
                 pump.fail(error);
             } else {
@@ -138,12 +140,28 @@ final class SnapshotRpcs implements AutoCloseable {
         private final ServerCallStreamObserver<SaveSnapshotChunk> call;
         private final int partition;
         private PartitionSnapshotExport.Export export;
+        /** The image being made; cancelled when the call ends without it (nothing left to write). */
+        private CompletableFuture<PartitionSnapshotExport.Export> exporting;
         private long position;
         private boolean done;
 
         Pump(ServerCallStreamObserver<SaveSnapshotChunk> call, int partition) {
             this.call = call;
             this.partition = partition;
+        }
+
+        synchronized void exporting(CompletableFuture<PartitionSnapshotExport.Export> future) {
+            exporting = future;
+            if (done) {
+                future.cancel(false);
+            }
+        }
+
+        /** The call ended without the image: the export need not write it (a large state takes seconds). */
+        private void cancelExport() {
+            if (exporting != null && export == null) {
+                exporting.cancel(false);
+            }
         }
 
         synchronized void start(PartitionSnapshotExport.Export opened) {
@@ -207,12 +225,14 @@ final class SnapshotRpcs implements AutoCloseable {
             }
             LOG.warn("SaveSnapshot: partition {}: no consistent image: {}", partition, text);
             done = true;
+            cancelExport();
             refuse(call, code, "partition " + partition + " on node " + node.nodeId() + ": " + text);
         }
 
         synchronized void cancel() {
             if (!done) {
                 done = true;
+                cancelExport();
                 closeQuietly(export);
             }
         }

@@ -56,6 +56,22 @@ class SnapshotRpcsTimeoutTest {
                 assertThat(chunk.getInfo().getErrorMessage()).contains("partition 0", "300 ms");
             });
             assertThat(call.errors).isEmpty();
+            assertThat(never).as("the export, no longer wanted, is cancelled").isCancelled();
+        }
+    }
+
+    @Test
+    void testAClientThatGoesAwayCancelsTheExport() {
+        CompletableFuture<PartitionSnapshotExport.Export> never = new CompletableFuture<>();
+        try (SnapshotRpcs rpcs = new SnapshotRpcs(cluster.node(1).raft, RequestAuthorizer.ALLOW_ALL,
+                (node, partition, timeoutMs) -> never)) {
+            RecordingCall call = new RecordingCall();
+            rpcs.saveSnapshot(SaveSnapshotRequest.newBuilder().setPartitionIndex(0).setTimeoutMs(60_000).build(), call,
+                    false);
+            assertThat(never).isNotDone();
+            call.onCancel.run();
+            assertThat(never).as("the export, no longer wanted, is cancelled").isCancelled();
+            assertThat(call.chunks).isEmpty();
         }
     }
 
@@ -64,6 +80,7 @@ class SnapshotRpcsTimeoutTest {
         final List<SaveSnapshotChunk> chunks = new CopyOnWriteArrayList<>();
         final List<Throwable> errors = new CopyOnWriteArrayList<>();
         final AtomicBoolean completed = new AtomicBoolean();
+        volatile Runnable onCancel = () -> { };
 
         @Override
         public boolean isCancelled() {
@@ -72,6 +89,7 @@ class SnapshotRpcsTimeoutTest {
 
         @Override
         public void setOnCancelHandler(Runnable onCancelHandler) {
+            onCancel = onCancelHandler;
         }
 
         @Override
