@@ -41,14 +41,23 @@ class SnapshotRpcsTimeoutTest {
         cluster.close();
     }
 
+    /** The handler with an export that never completes. */
+    private SnapshotRpcs exportingNever(CompletableFuture<PartitionSnapshotExport.Export> never) {
+        return new SnapshotRpcs(cluster.node(1).raft, RequestAuthorizer.ALLOW_ALL, (node, partition, timeoutMs) -> never);
+    }
+
+    private static RecordingCall saveSnapshot(SnapshotRpcs rpcs, int timeoutMs) {
+        RecordingCall call = new RecordingCall();
+        rpcs.saveSnapshot(SaveSnapshotRequest.newBuilder().setPartitionIndex(0).setTimeoutMs(timeoutMs).build(), call,
+                false);
+        return call;
+    }
+
     @Test
     void testAnExportThatNeverCompletesIsAnsweredRequestTimedOutWhenTheTimeoutRunsOut() {
         CompletableFuture<PartitionSnapshotExport.Export> never = new CompletableFuture<>();
-        try (SnapshotRpcs rpcs = new SnapshotRpcs(cluster.node(1).raft, RequestAuthorizer.ALLOW_ALL,
-                (node, partition, timeoutMs) -> never)) {
-            RecordingCall call = new RecordingCall();
-            rpcs.saveSnapshot(SaveSnapshotRequest.newBuilder().setPartitionIndex(0).setTimeoutMs(300).build(), call,
-                    false);
+        try (SnapshotRpcs rpcs = exportingNever(never)) {
+            RecordingCall call = saveSnapshot(rpcs, 300);
 
             await("the call answered").atMost(Duration.ofSeconds(10)).until(call.completed::get);
             assertThat(call.chunks).singleElement().satisfies(chunk -> {
@@ -63,11 +72,8 @@ class SnapshotRpcsTimeoutTest {
     @Test
     void testAClientThatGoesAwayCancelsTheExport() {
         CompletableFuture<PartitionSnapshotExport.Export> never = new CompletableFuture<>();
-        try (SnapshotRpcs rpcs = new SnapshotRpcs(cluster.node(1).raft, RequestAuthorizer.ALLOW_ALL,
-                (node, partition, timeoutMs) -> never)) {
-            RecordingCall call = new RecordingCall();
-            rpcs.saveSnapshot(SaveSnapshotRequest.newBuilder().setPartitionIndex(0).setTimeoutMs(60_000).build(), call,
-                    false);
+        try (SnapshotRpcs rpcs = exportingNever(never)) {
+            RecordingCall call = saveSnapshot(rpcs, 60_000);
             assertThat(never).isNotDone();
             call.onCancel.run();
             assertThat(never).as("the export, no longer wanted, is cancelled").isCancelled();
