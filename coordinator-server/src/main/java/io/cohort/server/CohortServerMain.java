@@ -41,6 +41,11 @@ public final class CohortServerMain {
      * stopped; start it again once the data dir is writable. 74 is EX_IOERR of sysexits.h.
      */
     public static final int EXIT_STORAGE_FAILED = 74;
+    /**
+     * The orderly stop of a SIGTERM took longer than {@code node.stop.timeout.ms}: every thread's
+     * stack is on stderr and the JVM was halted. 70 is EX_SOFTWARE of sysexits.h.
+     */
+    public static final int EXIT_STOP_TIMED_OUT = 70;
     /** How long the orderly stop after a storage failure may take before the JVM is halted. */
     static final long STORAGE_FAILURE_STOP_LIMIT_MS = 30_000;
     /**
@@ -110,6 +115,8 @@ public final class CohortServerMain {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             CohortServer server = running.get();
             if (server != null) {
+                StopWatchdog.start(server.config().stopTimeoutMs(), EXIT_STOP_TIMED_OUT,
+                        "the orderly stop (" + ServerConfig.STOP_TIMEOUT_MS + ")", System.err);
                 server.close();
             }
         }, "cohort-shutdown"));
@@ -121,20 +128,8 @@ public final class CohortServerMain {
         running.set(server);
         // The orderly stop after a storage failure is bounded (hand-offs, drain), but a disk that
         // hangs could hold it: the exit code must reach the supervisor regardless.
-        server.storageFailed().thenRun(() -> {
-            Thread watchdog = new Thread(() -> {
-                try {
-                    Thread.sleep(STORAGE_FAILURE_STOP_LIMIT_MS);
-                } catch (InterruptedException e) {
-                    return;
-                }
-                System.err.println("cohort-server: node stop after storage failure took over "
-                        + STORAGE_FAILURE_STOP_LIMIT_MS + " ms; halting with exit code " + EXIT_STORAGE_FAILED);
-                Runtime.getRuntime().halt(EXIT_STORAGE_FAILED);
-            }, "cohort-storage-failure-watchdog");
-            watchdog.setDaemon(true);
-            watchdog.start();
-        });
+        server.storageFailed().thenRun(() -> StopWatchdog.start(STORAGE_FAILURE_STOP_LIMIT_MS, EXIT_STORAGE_FAILED,
+                "node stop after storage failure", System.err));
         server.awaitTermination();
         Optional<String> storageFailure = server.storageFailure();
         if (storageFailure.isPresent()) {

@@ -78,7 +78,8 @@ final class ServerConfigSettings {
                         booleanValue(RPC_ANSWER_INLINE, RpcThreads.DEFAULT.answersOnApplyThread()),
                         booleanValue(RPC_OFFSET_FETCH_INLINE, RpcThreads.DEFAULT.offsetFetchOnEventLoop()),
                         booleanValue(RPC_HEARTBEAT_INLINE, RpcThreads.DEFAULT.heartbeatOnEventLoop()),
-                        booleanValue(RPC_CONSUMER_HEARTBEAT_INLINE, RpcThreads.DEFAULT.consumerHeartbeatOnEventLoop())));
+                        booleanValue(RPC_CONSUMER_HEARTBEAT_INLINE, RpcThreads.DEFAULT.consumerHeartbeatOnEventLoop())),
+                longValue(STOP_TIMEOUT_MS, DEFAULT_STOP_TIMEOUT_MS, 0, Long.MAX_VALUE));
     }
 
     /** {@code cluster.racks=id:rack,...}: a label for every peer or none (the placement needs all). */

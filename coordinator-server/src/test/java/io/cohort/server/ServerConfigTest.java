@@ -175,6 +175,15 @@ class ServerConfigTest {
     }
 
     @Test
+    void testTheStopTimeoutDefaultsToAMinuteZeroMeansNoneAndNegativeIsRefused() {
+        assertThat(ServerConfig.of(Map.of("node.id", "1")).stopTimeoutMs()).isEqualTo(60_000);
+        assertThat(ServerConfig.of(Map.of("node.id", "1", "node.stop.timeout.ms", "0")).describe())
+                .containsEntry("node.stop.timeout.ms", "0");
+        assertThatThrownBy(() -> ServerConfig.of(Map.of("node.id", "1", "node.stop.timeout.ms", "-1")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("node.stop.timeout.ms");
+    }
+
+    @Test
     void testABooleanSettingMustBeTrueOrFalse() {
         assertThatThrownBy(() -> ServerConfig.of(Map.of("node.id", "1", "raft.log.metadata.enabled", "yes")))
                 .isInstanceOf(ConfigException.class)
