@@ -29,20 +29,6 @@ class SnapshotCommandTest {
     @TempDir
     Path dir;
 
-    /** A save asks followers first: the replica asked holds its apply for the snapshot, and on the leader that holds every commit. */
-    @Test
-    void testSaveAsksTheFollowersBeforeTheLeader() {
-        io.cohort.api.v1.ClusterStatusResponse status = io.cohort.api.v1.ClusterStatusResponse.newBuilder()
-                .setPartitionCount(2)
-                .addPartitions(io.cohort.api.v1.PartitionStatus.newBuilder().setPartitionIndex(0).setLeaderNodeId(1)
-                        .addReplicaNodeIds(1).addReplicaNodeIds(2).addReplicaNodeIds(3))
-                .addPartitions(io.cohort.api.v1.PartitionStatus.newBuilder().setPartitionIndex(1).setLeaderNodeId(-1)
-                        .addReplicaNodeIds(3).addReplicaNodeIds(1))
-                .build();
-        assertThat(io.cohort.client.BackupSources.candidates(status, 0)).containsExactly(2, 3, 1);
-        assertThat(io.cohort.client.BackupSources.candidates(status, 1)).as("no leader known").containsExactly(3, 1);
-    }
-
     @Test
     void testStatusShowsWhatTheBackupHolds() throws IOException {
         Path backup = backup();

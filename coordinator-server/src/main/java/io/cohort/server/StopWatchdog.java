@@ -38,7 +38,7 @@ final class StopWatchdog {
     }
 
     /** Every live thread's name, state and stack, as a thread dump shows them. */
-    static void printThreads(PrintStream err) {
+    private static void printThreads(PrintStream err) {
         Map<Thread, StackTraceElement[]> stacks = Thread.getAllStackTraces();
         stacks.entrySet().stream().sorted(Comparator.comparing(entry -> entry.getKey().getName()))
                 .forEach(entry -> {
