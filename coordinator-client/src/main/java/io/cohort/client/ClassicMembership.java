@@ -6,27 +6,24 @@ import io.cohort.api.v1.HeartbeatResponse;
 import io.cohort.api.v1.JoinGroupRequest;
 import io.cohort.api.v1.JoinGroupResponse;
 import io.cohort.api.v1.LeaveGroupRequest;
-import io.cohort.api.v1.SyncGroupRequest;
-import io.cohort.api.v1.SyncGroupResponse;
 import io.cohort.client.assignor.Assignment;
 import io.cohort.client.assignor.ConsumerPartitionAssignor;
 import io.cohort.client.assignor.RebalanceProtocol;
 import io.cohort.client.assignor.Subscription;
-import io.cohort.client.internal.ConsumerProtocol;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The classic group protocol's membership loop, as Kafka's {@code AbstractCoordinator} and
- * {@code ConsumerCoordinator}: JoinGroup (with the MEMBER_ID_REQUIRED round trip), the
+ * {@code ConsumerCoordinator}: JoinGroup (with the MEMBER_ID_REQUIRED round trip; {@link ClassicJoinSync}), the
  * client-side assignor when this member leads, SyncGroup, and a background heartbeat thread.
  *
  * <p>The heartbeat thread beats every {@code heartbeatInterval} from one interval after each
@@ -36,28 +33,28 @@ import org.slf4j.LoggerFactory;
  * rejoins. If poll is not called for the rebalance timeout (Kafka's max.poll.interval.ms), the
  * heartbeat thread leaves the group, as Kafka's does.
  *
+ * <p>A rebalance runs as a sequence of attempts, each one JoinGroup (with its MEMBER_ID_REQUIRED
+ * round), the leader's assignment and SyncGroup, sent from the member's rebalance thread: poll
+ * starts an attempt and waits for it only until its own deadline, as Kafka's poll does, and the
+ * next poll goes on waiting for the same attempt. So a poll returns at its timeout while a join is
+ * parked at the coordinator, or while no node can be reached. What the application sees stays on
+ * the poll thread: the listener, the assignor's {@code onAssignment}, the lost partitions. The
+ * leader's {@code assign} runs on the rebalance thread, as Kafka's may run on its heartbeat thread.
+ *
  * <p>A coordinator failover in any phase is absorbed by the client's retries: a parked JoinGroup
  * or SyncGroup that ends with NOT_COORDINATOR is resent to the new coordinator with the same member
  * id, and the replicated group state answers it as the old one would have.
  */
 final class ClassicMembership extends Membership {
     private static final Logger LOG = LoggerFactory.getLogger(ClassicMembership.class);
-    private static final String PROTOCOL_TYPE = "consumer";
-    /** Kafka's client waits this much beyond the rebalance timeout for a JoinGroup answer. */
-    private static final Duration JOIN_GRACE = Duration.ofSeconds(5);
 
     private enum State { UNJOINED, REBALANCING, STABLE, CLOSED }
 
-    private final List<String> topics;
-    private final TopicMetadata topicMetadata;
     private final List<ConsumerPartitionAssignor> assignors;
     private final RebalanceProtocol rebalanceProtocol;
-    private final Duration sessionTimeout;
     private final Duration rebalanceTimeout;
     private final Duration heartbeatInterval;
     private final Optional<String> groupInstanceId;
-    private final Optional<String> rackId;
-    private final String clientHost;
 
     private State state = State.UNJOINED;
     /** When the heartbeat thread sends next; waits on {@link #lock}, which is notified when it changes. */
@@ -72,32 +69,32 @@ final class ClassicMembership extends Membership {
     private boolean rejoinNeeded = true;
     /** Set by the heartbeat thread or a commit when the generation is gone: report lost, then rejoin. */
     private boolean generationLost;
-    /**
-     * Poll thread only: whether the last failed join or sync may be retried at once. As Kafka's
-     * AbstractCoordinator: after UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION or REBALANCE_IN_PROGRESS the
-     * member rejoins without backing off (the coordinator is fine, the member's view is stale);
-     * after a failure to reach the coordinator it backs off.
-     */
-    private boolean rejoinAtOnce;
     private long lastPollNanos = System.nanoTime();
+
+    /** Sends each rebalance attempt from the rebalance thread, so that poll may return while one is under way. */
+    private final BackgroundAttempts<ClassicJoinSync.AttemptResult> attempts;
+    /** The JoinGroup and SyncGroup exchanges each attempt makes. */
+    private final ClassicJoinSync joinSync;
+    /** Poll thread only: whether the rebalance under way was prepared (Kafka's needsJoinPrepare is its negation). */
+    private boolean joinPrepared;
+    /** Poll thread only: the failed attempts of the rebalance under way, for the backoff. */
+    private int failedAttempts;
 
     private final Thread heartbeatThread;
 
     ClassicMembership(MemberConfig config, TopicMetadata topicMetadata, List<ConsumerPartitionAssignor> assignors,
             Duration sessionTimeout, Duration heartbeatInterval) {
         super(config);
-        this.topics = config.topics();
-        this.topicMetadata = topicMetadata;
         this.assignors = List.copyOf(assignors);
         this.rebalanceProtocol = commonProtocol(this.assignors);
-        this.sessionTimeout = sessionTimeout;
         this.rebalanceTimeout = config.rebalanceTimeout();
         this.heartbeatInterval = heartbeatInterval != null ? heartbeatInterval : sessionTimeout.dividedBy(3);
         this.heartbeats = new HeartbeatSchedule(this.heartbeatInterval);
         this.groupInstanceId = config.groupInstanceId();
-        this.rackId = config.rackId();
-        this.clientHost = config.clientHost();
-        this.heartbeatThread = daemon(this::heartbeatLoop, "cohort-" + groupId + "-" + client.clientId() + "-heartbeat");
+        this.joinSync = new ClassicJoinSync(config, topicMetadata, this.assignors, sessionTimeout, new JoinSyncMember());
+        String threadPrefix = "cohort-" + groupId + "-" + client.clientId();
+        this.attempts = new BackgroundAttempts<>(threadPrefix + "-rebalance");
+        this.heartbeatThread = daemon(this::heartbeatLoop, threadPrefix + "-heartbeat");
         this.heartbeatThread.start();
     }
 
@@ -110,8 +107,8 @@ final class ClassicMembership extends Membership {
             lastPollNanos = System.nanoTime();
         }
         reportLostPartitionsIfFenced();
-        if (needsRejoin()) {
-            joinAndSync();
+        if (attempts.inFlight() || needsRejoin()) {
+            rebalance(deadlineNanos);
         }
         synchronized (lock) {
             lastPollNanos = System.nanoTime();
@@ -120,7 +117,7 @@ final class ClassicMembership extends Membership {
 
     @Override
     boolean pollWorkPending() {
-        return needsRejoin();
+        return attempts.inFlight() || needsRejoin();
     }
 
     /** Whether the poll loop must go on: the member is not (yet, or any more) stable in a generation. */
@@ -207,6 +204,9 @@ final class ClassicMembership extends Membership {
             state = State.CLOSED;
             lock.notifyAll();
         }
+        // An attempt under way is abandoned: its call ends with the interrupt, and the session
+        // timeout (or the LeaveGroup that follows) removes what it joined.
+        attempts.shutdown();
         heartbeatThread.interrupt();
     }
 
@@ -233,48 +233,116 @@ final class ClassicMembership extends Membership {
     }
 
     // ---------------------------------------------------------------------------------------------
-    // Join and sync (poll thread)
+    // Join and sync (attempts on the rebalance thread, driven by the poll thread)
 
-    /** One rebalance from this member's side: prepare, join, (assign,) sync, and apply the assignment. */
-    private void joinAndSync() {
-        onJoinPrepare();
-        int attempt = 0;
+    /**
+     * Takes the rebalance forward until it completes or {@code deadlineNanos} passes: prepares it
+     * (commit, eager revocation) once, starts attempts, and completes the one that ends with an
+     * assignment. An attempt still under way at the deadline is left running for the next poll.
+     */
+    private void rebalance(long deadlineNanos) {
+        if (!attempts.inFlight()) {
+            if (!joinPrepared) {
+                onJoinPrepare();
+                joinPrepared = true;
+                failedAttempts = 0;
+            }
+            startAttempt(0);
+        }
         while (true) {
-            ensureNotFatal();
-            // Every attempt is a rejoin from scratch: a failed one may have reset the generation
-            // (state UNJOINED), and a generation completed from there must still end STABLE.
-            synchronized (lock) {
-                state = State.REBALANCING;
-                rejoinNeeded = false;
-                heartbeats.disable();
+            ClassicJoinSync.AttemptResult result;
+            try {
+                result = attempts.await(deadlineNanos);
+            } catch (CancellationException e) {
+                synchronized (lock) {
+                    ensureOpen(); // closed meanwhile: say so
+                }
+                throw e;
             }
-            JoinOutcome joined = join();
-            if (joined == null) {
-                reportLostPartitionsIfFenced();
-                backoffUnlessRejoinAtOnce(attempt++);
-                continue;
+            if (result == null) {
+                return;
             }
-            Optional<Assignment> assignment = sync(joined);
-            if (assignment.isPresent() && !stillIn(joined)) {
+            boolean atOnce = result.rejoinAtOnce();
+            if (result.assignment() != null) {
+                if (stillIn(result.joined())) {
+                    joinPrepared = false;
+                    onJoinComplete(result.joined(), result.assignment());
+                    return;
+                }
                 // A heartbeat of the sync phase was told UNKNOWN_MEMBER_ID or ILLEGAL_GENERATION and
                 // reset the generation meanwhile (Kafka's joinGroupIfNeeded: "the generation/state was
                 // modified by heartbeat thread"): this assignment is void, join again.
-                LOG.info("group {}: generation {} ended during its sync; rejoining", groupId, joined.generationId());
-                rejoinAtOnce = true;
-                assignment = Optional.empty();
+                LOG.info("group {}: generation {} ended during its sync; rejoining", groupId,
+                        result.joined().generationId());
+                atOnce = true;
             }
-            if (assignment.isEmpty()) {
-                reportLostPartitionsIfFenced();
-                backoffUnlessRejoinAtOnce(attempt++);
-                continue;
+            reportLostPartitionsIfFenced();
+            long delayMs = atOnce ? 0 : client.backoff().delayMs(failedAttempts);
+            failedAttempts++;
+            startAttempt(delayMs);
+        }
+    }
+
+    /**
+     * Starts an attempt after {@code delayMs}. Every attempt is a rejoin from scratch: a failed one
+     * may have reset the generation (state UNJOINED), and a generation completed from there must
+     * still end STABLE.
+     */
+    private void startAttempt(long delayMs) {
+        synchronized (lock) {
+            ensureOpen();
+            state = State.REBALANCING;
+            rejoinNeeded = false;
+            heartbeats.disable();
+        }
+        JoinGroupRequest request;
+        synchronized (lock) {
+            request = joinSync.joinRequest(owned, assignmentGeneration);
+        }
+        attempts.start(() -> joinSync.attempt(request, delayMs));
+    }
+
+    /** The membership's state as the join and sync exchanges see and change it. */
+    private final class JoinSyncMember implements ClassicJoinSync.Member {
+        @Override
+        public String memberId() {
+            return ClassicMembership.this.memberId();
+        }
+
+        @Override
+        public void onJoined(JoinGroupResponse response) {
+            synchronized (lock) {
+                memberId = response.getMemberId();
+                generationId = response.getGenerationId();
+                protocolName = response.getProtocolName();
+                leader = response.getLeader().equals(memberId);
+                // In a generation now: heartbeat from one interval on, through the sync (Kafka:
+                // the heartbeat thread is enabled, its timer reset, on the JoinGroup answer).
+                heartbeats.onJoined(System.nanoTime());
+                lock.notifyAll();
             }
-            onJoinComplete(joined, assignment.get());
-            return;
+        }
+
+        @Override
+        public void onMemberIdMinted(String minted) {
+            synchronized (lock) {
+                memberId = minted;
+            }
+        }
+
+        @Override
+        public void resetGeneration(boolean resetMemberId, String why) {
+            ClassicMembership.this.resetGeneration(resetMemberId, why);
+        }
+
+        @Override
+        public CohortException fail(CohortException e) {
+            return ClassicMembership.this.fail(e);
         }
     }
 
     /** Whether the member is still in the generation {@code joined} gave it. */
-    private boolean stillIn(JoinOutcome joined) {
+    private boolean stillIn(ClassicJoinSync.JoinOutcome joined) {
         synchronized (lock) {
             return generationId == joined.generationId() && memberId.equals(joined.memberId());
         }
@@ -291,156 +359,7 @@ final class ClassicMembership extends Membership {
         }
     }
 
-    /** What a successful JoinGroup told this member. */
-    private record JoinOutcome(int generationId, String memberId, String protocolName, boolean leader,
-            boolean skipAssignment, JoinGroupResponse response) {
-    }
-
-    /**
-     * Sends JoinGroup until the join phase completes for this member. Returns null when the member
-     * must back off and join again (its generation or member id was reset, or the coordinator was
-     * unreachable for the whole budget).
-     */
-    private JoinOutcome join() {
-        rejoinAtOnce = false;
-        while (true) {
-            String member;
-            int ownedGeneration;
-            synchronized (lock) {
-                member = memberId;
-                ownedGeneration = assignmentGeneration;
-            }
-            JoinGroupRequest.Builder request = JoinGroupRequest.newBuilder().setGroupId(groupId)
-                    .setSessionTimeoutMs(millis(sessionTimeout)).setRebalanceTimeoutMs(millis(rebalanceTimeout))
-                    .setMemberId(member).setProtocolType(PROTOCOL_TYPE).setClientId(client.clientId())
-                    .setClientHost(clientHost);
-            groupInstanceId.ifPresent(request::setGroupInstanceId);
-            for (ConsumerPartitionAssignor assignor : assignors) {
-                Subscription subscription = new Subscription(topics, assignor.subscriptionUserData(Set.copyOf(topics)),
-                        List.copyOf(owned), owned.isEmpty() ? Subscription.NO_GENERATION : ownedGeneration,
-                        groupInstanceId, rackId);
-                request.addProtocols(JoinGroupRequest.Protocol.newBuilder().setName(assignor.name())
-                        .setMetadata(ConsumerProtocol.encode(subscription).toByteString()));
-            }
-            Duration attemptTimeout = rebalanceTimeout.plus(JOIN_GRACE);
-            JoinGroupResponse response;
-            long sentNanos = System.nanoTime();
-            try {
-                response = client.joinGroup(request.build(), attemptTimeout, attemptTimeout.plus(client.apiTimeout()));
-            } catch (CohortException e) {
-                if (!e.retriable()) {
-                    throw fail(e);
-                }
-                LOG.info("group {}: join failed, will retry: {}", groupId, e.getMessage());
-                return null;
-            }
-            ErrorCode code = response.getErrorCode();
-            LOG.debug("group {}: JoinGroup as '{}' answered {} (generation {}) after {} us", groupId, member, code,
-                    response.getGenerationId(), (System.nanoTime() - sentNanos) / 1_000);
-            switch (code) {
-                case NONE -> {
-                    synchronized (lock) {
-                        memberId = response.getMemberId();
-                        generationId = response.getGenerationId();
-                        protocolName = response.getProtocolName();
-                        leader = response.getLeader().equals(memberId);
-                        // In a generation now: heartbeat from one interval on, through the sync (Kafka:
-                        // the heartbeat thread is enabled, its timer reset, on the JoinGroup answer).
-                        heartbeats.onJoined(System.nanoTime());
-                        lock.notifyAll();
-                    }
-                    return new JoinOutcome(response.getGenerationId(), response.getMemberId(),
-                            response.getProtocolName(), response.getLeader().equals(response.getMemberId()),
-                            response.getSkipAssignment(), response);
-                }
-                case MEMBER_ID_REQUIRED -> {
-                    // KIP-394: the coordinator minted our id; join again with it at once.
-                    synchronized (lock) {
-                        memberId = response.getMemberId();
-                    }
-                }
-                case UNKNOWN_MEMBER_ID -> {
-                    resetGeneration(true, "join answered " + code);
-                    rejoinAtOnce = rejoinsAtOnce(code);
-                    return null;
-                }
-                case ILLEGAL_GENERATION -> {
-                    resetGeneration(false, "join answered " + code);
-                    rejoinAtOnce = rejoinsAtOnce(code);
-                    return null;
-                }
-                case REBALANCE_IN_PROGRESS -> {
-                    // Not returned by JoinGroup today; rejoining is the right reaction if it ever is.
-                }
-                default -> {
-                    if (ErrorCodes.isRetriable(code)) {
-                        LOG.info("group {}: join answered {}, will retry", groupId, code);
-                        return null;
-                    }
-                    throw fail(new CohortException(code, "joining group '" + groupId + "': "
-                            + response.getErrorMessage()));
-                }
-            }
-        }
-    }
-
-    /** Sends SyncGroup (with the assignment if leader). Empty when the member must join again. */
-    private Optional<Assignment> sync(JoinOutcome joined) {
-        rejoinAtOnce = false;
-        SyncGroupRequest.Builder request = SyncGroupRequest.newBuilder().setGroupId(groupId)
-                .setGenerationId(joined.generationId()).setMemberId(joined.memberId())
-                .setProtocolType(PROTOCOL_TYPE).setProtocolName(joined.protocolName());
-        groupInstanceId.ifPresent(request::setGroupInstanceId);
-        if (joined.leader() && !joined.skipAssignment()) {
-            assign(joined).forEach((member, assignment) -> request.addAssignments(SyncGroupRequest.Assignment
-                    .newBuilder().setMemberId(member).setAssignment(ConsumerProtocol.encode(assignment).toByteString())));
-        }
-        Duration attemptTimeout = rebalanceTimeout.plus(JOIN_GRACE);
-        SyncGroupResponse response;
-        long sentNanos = System.nanoTime();
-        try {
-            response = client.syncGroup(request.build(), attemptTimeout, attemptTimeout.plus(client.apiTimeout()));
-        } catch (CohortException e) {
-            if (!e.retriable()) {
-                throw fail(e);
-            }
-            LOG.info("group {}: sync failed, will rejoin: {}", groupId, e.getMessage());
-            return Optional.empty();
-        }
-        ErrorCode code = response.getErrorCode();
-        LOG.debug("group {}: SyncGroup of generation {} answered {} after {} us", groupId, joined.generationId(), code,
-                (System.nanoTime() - sentNanos) / 1_000);
-        switch (code) {
-            case NONE -> {
-                return Optional.of(ConsumerProtocol.decodeAssignment(response.getAssignment()));
-            }
-            case UNKNOWN_MEMBER_ID -> resetGeneration(true, "sync answered " + code);
-            case ILLEGAL_GENERATION -> resetGeneration(false, "sync answered " + code);
-            default -> {
-                if (!ErrorCodes.isRetriable(code)) {
-                    throw fail(new CohortException(code, "syncing group '" + groupId + "': " + response.getErrorMessage()));
-                }
-                // REBALANCE_IN_PROGRESS (a new rebalance began) or a routing error outlasting the budget.
-                LOG.info("group {}: sync answered {}, rejoining", groupId, code);
-            }
-        }
-        rejoinAtOnce = rejoinsAtOnce(code);
-        return Optional.empty();
-    }
-
-    /** The leader's assignment of every member, by the selected assignor. */
-    private Map<String, Assignment> assign(JoinOutcome joined) {
-        ConsumerPartitionAssignor assignor = assignors.stream().filter(a -> a.name().equals(joined.protocolName()))
-                .findFirst().orElseThrow(() -> fail(new CohortException(ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
-                        "the coordinator selected assignor '" + joined.protocolName() + "', which this member lacks")));
-        Map<String, Assignment> assignments = ClassicLeaderAssignment.assign(groupId, assignor, topicMetadata,
-                joined.response().getMembersList());
-        LOG.debug("group {}: leader {} assigned generation {} with {}", groupId, joined.memberId(),
-                joined.generationId(), assignor.name());
-        return assignments;
-    }
-
-    private void onJoinComplete(JoinOutcome joined, Assignment assignment) {
+    private void onJoinComplete(ClassicJoinSync.JoinOutcome joined, Assignment assignment) {
         Set<TopicPartition> assigned = new TreeSet<>(assignment.partitions());
         Set<TopicPartition> before = owned;
         Set<TopicPartition> revoked = new TreeSet<>(before);
@@ -493,7 +412,9 @@ final class ClassicMembership extends Membership {
                 heartbeats.onSent(System.nanoTime());
                 member = memberId;
                 generation = generationId;
-                pollOverdue = state == State.STABLE && System.nanoTime() - lastPollNanos > rebalanceTimeout.toNanos();
+                // In any phase, as Kafka's heartbeat thread checks it: poll no longer waits for a
+                // rebalance to end, so one not called for this long is an application that stopped.
+                pollOverdue = System.nanoTime() - lastPollNanos > rebalanceTimeout.toNanos();
             }
             if (pollOverdue) {
                 // Kafka's max.poll.interval.ms: an application that stopped polling gives its partitions up.
@@ -621,13 +542,6 @@ final class ClassicMembership extends Membership {
     static boolean rejoinsAtOnce(ErrorCode code) {
         return code == ErrorCode.UNKNOWN_MEMBER_ID || code == ErrorCode.ILLEGAL_GENERATION
                 || code == ErrorCode.REBALANCE_IN_PROGRESS;
-    }
-
-    /** Waits before rejoin attempt {@code attempt} with the client's backoff, unless {@link #rejoinAtOnce}. */
-    private void backoffUnlessRejoinAtOnce(int attempt) {
-        if (!rejoinAtOnce) {
-            backoff(attempt);
-        }
     }
 
     /** Kafka's rule: the highest protocol every configured assignor supports. */

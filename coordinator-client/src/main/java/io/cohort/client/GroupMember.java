@@ -26,8 +26,9 @@ import java.util.concurrent.CompletableFuture;
  * <ul>
  *   <li>CLASSIC (default; {@link ClassicMembership}): JoinGroup/SyncGroup with a client-side
  *       assignor run by the group's leader, and a heartbeat thread. When the coordinator answers a
- *       heartbeat REBALANCE_IN_PROGRESS the next poll rejoins; a poll that takes part in a
- *       rebalance returns only when the join and sync phases end (bounded by the rebalance timeout).
+ *       heartbeat REBALANCE_IN_PROGRESS the next poll rejoins. The join and sync calls go out from
+ *       the member's rebalance thread, so a poll returns at its timeout with a rebalance still under
+ *       way (a join parked at the coordinator, or no node reachable), and the next poll takes it up.
  *   <li>CONSUMER (KIP-848; {@link ConsumerMembership}): ConsumerGroupHeartbeat; the coordinator
  *       assigns with a server assignor and moves partitions incrementally. Each poll reconciles the
  *       member with the latest assignment the coordinator sent: revoked partitions first (the
@@ -81,9 +82,10 @@ public final class GroupMember implements AutoCloseable {
 
     /**
      * Keeps the membership alive: rejoins or reconciles if needed (running the listener),
-     * auto-commits if due, and returns the current assignment. Waits up to {@code timeout} for an
-     * assignment when the member has none yet; a classic rebalance already under way completes even
-     * if that takes longer.
+     * auto-commits if due, and returns the current assignment. Waits up to {@code timeout} while
+     * a rebalance is under way, never longer: one that has not completed by then goes on without
+     * the poll (its calls are in flight), and a later poll completes it. The listener runs only
+     * within poll, on the calling thread.
      *
      * @throws CohortException with a fatal code (FENCED_INSTANCE_ID, INCONSISTENT_GROUP_PROTOCOL,
      *     INVALID_SESSION_TIMEOUT, GROUP_MAX_SIZE_REACHED, UNSUPPORTED_ASSIGNOR,

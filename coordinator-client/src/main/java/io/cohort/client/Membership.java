@@ -168,15 +168,6 @@ abstract class Membership {
         }
     }
 
-    /** Waits before rejoin attempt {@code attempt} with the client's retry backoff. */
-    final void backoff(int attempt) {
-        try {
-            Thread.sleep(client.backoff().delayMs(attempt));
-        } catch (InterruptedException e) {
-            throw new InterruptException(e);
-        }
-    }
-
     static List<TopicPartition> sorted(Collection<TopicPartition> partitions) {
         return new ArrayList<>(new TreeSet<>(partitions));
     }

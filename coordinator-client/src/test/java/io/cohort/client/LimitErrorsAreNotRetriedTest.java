@@ -6,9 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.cohort.api.v1.DescribeGroupsRequest;
 import io.cohort.api.v1.DescribeGroupsResponse;
 import io.cohort.api.v1.ErrorCode;
-import io.cohort.api.v1.FindCoordinatorRequest;
-import io.cohort.api.v1.FindCoordinatorResponse;
-import io.cohort.api.v1.GroupCoordinatorGrpc;
 import io.cohort.api.v1.OffsetCommitRequest;
 import io.cohort.api.v1.OffsetCommitResponse;
 import io.cohort.api.v1.OffsetFetchRequest;
@@ -91,10 +88,9 @@ class LimitErrorsAreNotRetriedTest {
     }
 
     /** Names the one node as every group's coordinator, and refuses every other call as a node does when a limit is hit. */
-    private final class RefusingCoordinator extends GroupCoordinatorGrpc.GroupCoordinatorImplBase {
-        @Override
-        public void findCoordinator(FindCoordinatorRequest request, StreamObserver<FindCoordinatorResponse> response) {
-            StandInNode.findCoordinator(request, response, server.getPort());
+    private final class RefusingCoordinator extends StandInNode.Coordinator {
+        RefusingCoordinator() {
+            super(() -> server.getPort());
         }
 
         @Override

@@ -5,6 +5,7 @@ import io.cohort.api.v1.ClusterStatusRequest;
 import io.cohort.api.v1.ClusterStatusResponse;
 import io.cohort.api.v1.FindCoordinatorRequest;
 import io.cohort.api.v1.FindCoordinatorResponse;
+import io.cohort.api.v1.GroupCoordinatorGrpc;
 import io.cohort.api.v1.NodeStatus;
 import io.cohort.api.v1.PartitionStatus;
 import io.grpc.stub.StreamObserver;
@@ -35,8 +36,25 @@ final class StandInNode {
         };
     }
 
+    /**
+     * The stand-in's GroupCoordinator service: FindCoordinator names the node on {@code port} as
+     * every group's coordinator; a test overrides the calls it answers.
+     */
+    abstract static class Coordinator extends GroupCoordinatorGrpc.GroupCoordinatorImplBase {
+        private final IntSupplier port;
+
+        Coordinator(IntSupplier port) {
+            this.port = port;
+        }
+
+        @Override
+        public void findCoordinator(FindCoordinatorRequest request, StreamObserver<FindCoordinatorResponse> response) {
+            StandInNode.findCoordinator(request, response, port.getAsInt());
+        }
+    }
+
     /** Answers FindCoordinator naming the node on {@code port} as the group's coordinator. */
-    static void findCoordinator(FindCoordinatorRequest request, StreamObserver<FindCoordinatorResponse> response,
+    private static void findCoordinator(FindCoordinatorRequest request, StreamObserver<FindCoordinatorResponse> response,
                                 int port) {
         response.onNext(FindCoordinatorResponse.newBuilder().addCoordinators(FindCoordinatorResponse.Coordinator
                 .newBuilder().setKey(request.getGroupIds(0)).setNodeId(1).setHost("127.0.0.1").setPort(port))

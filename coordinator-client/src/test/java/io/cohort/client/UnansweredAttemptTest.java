@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cohort.api.v1.ErrorCode;
-import io.cohort.api.v1.FindCoordinatorRequest;
-import io.cohort.api.v1.FindCoordinatorResponse;
-import io.cohort.api.v1.GroupCoordinatorGrpc;
 import io.cohort.api.v1.OffsetCommitRequest;
 import io.cohort.api.v1.OffsetCommitResponse;
 import io.grpc.Server;
@@ -93,10 +90,9 @@ class UnansweredAttemptTest {
         assertThat(((CommitFailedException) failure).errorCode()).isEqualTo(ErrorCode.ILLEGAL_GENERATION);
     }
 
-    private final class Coordinator extends GroupCoordinatorGrpc.GroupCoordinatorImplBase {
-        @Override
-        public void findCoordinator(FindCoordinatorRequest request, StreamObserver<FindCoordinatorResponse> response) {
-            StandInNode.findCoordinator(request, response, server.getPort());
+    private final class Coordinator extends StandInNode.Coordinator {
+        Coordinator() {
+            super(() -> server.getPort());
         }
 
         @Override

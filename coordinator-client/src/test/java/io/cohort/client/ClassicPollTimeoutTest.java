@@ -1,0 +1,206 @@
+package io.cohort.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.cohort.api.v1.ErrorCode;
+import io.cohort.api.v1.HeartbeatRequest;
+import io.cohort.api.v1.HeartbeatResponse;
+import io.cohort.api.v1.JoinGroupRequest;
+import io.cohort.api.v1.JoinGroupResponse;
+import io.cohort.api.v1.LeaveGroupRequest;
+import io.cohort.api.v1.LeaveGroupResponse;
+import io.cohort.api.v1.SyncGroupRequest;
+import io.cohort.api.v1.SyncGroupResponse;
+import io.cohort.client.assignor.RangeAssignor;
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.StreamObserver;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A classic member's poll returns at its timeout with the rebalance still under way, as Kafka's
+ * does, and a later poll takes the same rebalance up. Until this was so, a poll waited for the
+ * join and sync to end: with no coordinator answering, for the rebalance timeout plus the client's
+ * api timeout per attempt, attempt after attempt. The coordinator is a stand-in gRPC server on
+ * loopback whose JoinGroup the test answers when it chooses, or refuses with
+ * COORDINATOR_NOT_AVAILABLE every time.
+ *
+ * <p>The member keeps Kafka's default rebalance timeout (5 min), so the poll that used to wait
+ * would outlast every wait in this test by far; the 30 s the test allows a 200 ms poll only
+ * separates "returned" from "still blocked", it measures nothing.
+ */
+class ClassicPollTimeoutTest {
+    private static final Duration POLL = Duration.ofMillis(200);
+    private static final Duration RETURNED = Duration.ofSeconds(30);
+    private static final String GROUP = "g";
+    private static final String CLIENT_ID = "poll-test";
+    private static final List<TopicPartition> PARTITIONS = List.of(new TopicPartition("events", 0),
+            new TopicPartition("events", 1));
+
+    private final AtomicInteger joinCalls = new AtomicInteger();
+    private final AtomicInteger syncCalls = new AtomicInteger();
+    private final AtomicReference<Parked> parkedJoin = new AtomicReference<>();
+    private final List<String> leftMembers = new CopyOnWriteArrayList<>();
+    private final List<String> listenerThreads = new CopyOnWriteArrayList<>();
+    private final ExecutorService poller = Executors.newSingleThreadExecutor(r -> new Thread(r, "test-poller"));
+    private volatile boolean refuseJoins;
+    private Server server;
+    private CohortClient client;
+    private GroupMember member;
+
+    private record Parked(JoinGroupRequest request, StreamObserver<JoinGroupResponse> response) {
+    }
+
+    private void start() throws IOException {
+        server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+                .addService(StandInNode.admin(() -> server.getPort())).addService(new Coordinator()).build().start();
+        client = CohortClient.builder().bootstrap("127.0.0.1:" + server.getPort()).clientId(CLIENT_ID)
+                .apiTimeout(Duration.ofSeconds(20)).requestTimeout(Duration.ofSeconds(1))
+                .retryBackoff(Duration.ofMillis(5), Duration.ofMillis(50)).build();
+        member = GroupMember.builder(client, GROUP).subscribe(List.of("events")).topicMetadata(Map.of("events", 2))
+                .assignors(List.of(new RangeAssignor())).listener(new RebalanceListener() {
+                    @Override
+                    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                        listenerThreads.add(Thread.currentThread().getName());
+                    }
+                }).build();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (member != null) {
+            poller.submit(() -> member.close()).get(RETURNED.toSeconds(), TimeUnit.SECONDS);
+        }
+        poller.shutdownNow();
+        poller.awaitTermination(10, TimeUnit.SECONDS);
+        if (client != null) {
+            client.close();
+            server.shutdownNow();
+        }
+    }
+
+    /** One poll on the test's poll thread; null if it did not return within {@link #RETURNED}. */
+    private Set<TopicPartition> poll() throws Exception {
+        Future<Set<TopicPartition>> poll = poller.submit(() -> member.poll(POLL));
+        try {
+            return poll.get(RETURNED.toSeconds(), TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            return null;
+        }
+    }
+
+    @Test
+    void aPollReturnsWhileItsJoinIsParkedAndALaterPollCompletesTheSameJoin() throws Exception {
+        start();
+        assertThat(poll()).as("the first poll, its join parked or about to be").isEmpty();
+        await().atMost(RETURNED).until(() -> parkedJoin.get() != null);
+        assertThat(poll()).as("a poll while the join is parked").isEmpty();
+        assertThat(joinCalls).as("MEMBER_ID_REQUIRED, then the one join that stays parked").hasValue(2);
+
+        answerParkedJoin();
+        await().atMost(RETURNED).until(this::poll, owned -> Set.copyOf(PARTITIONS).equals(owned));
+        assertThat(joinCalls).as("no join sent again").hasValue(2);
+        assertThat(syncCalls).hasValue(1);
+        assertThat(member.generationId()).isEqualTo(1);
+        assertThat(listenerThreads).as("the listener runs within poll, on its thread").containsExactly("test-poller");
+    }
+
+    @Test
+    void aPollReturnsWhileNoCoordinatorAnswers() throws Exception {
+        refuseJoins = true;
+        start();
+        assertThat(poll()).as("a poll while every JoinGroup is refused").isEmpty();
+        await().atMost(RETURNED).until(() -> joinCalls.get() >= 2);
+        assertThat(poll()).isEmpty();
+        assertThat(member.memberId()).isEmpty();
+
+        refuseJoins = false;
+        await().atMost(RETURNED).until(() -> parkedJoin.get() != null);
+        answerParkedJoin();
+        await().atMost(RETURNED).until(this::poll, owned -> Set.copyOf(PARTITIONS).equals(owned));
+    }
+
+    @Test
+    void closeDuringAParkedJoinEndsItsCallAndLeaves() throws Exception {
+        start();
+        assertThat(poll()).isEmpty();
+        await().atMost(RETURNED).until(() -> parkedJoin.get() != null);
+
+        poller.submit(() -> member.close()).get(RETURNED.toSeconds(), TimeUnit.SECONDS);
+        assertThat(leftMembers).as("the member id the parked join carries").containsExactly("m-1");
+        await().atMost(RETURNED).until(() -> Thread.getAllStackTraces().keySet().stream()
+                .noneMatch(t -> t.getName().equals("cohort-" + GROUP + "-" + CLIENT_ID + "-rebalance")));
+    }
+
+    /** The join phase completes: the parked JoinGroup's member leads a generation of one. */
+    private void answerParkedJoin() {
+        Parked parked = parkedJoin.getAndSet(null);
+        JoinGroupRequest.Protocol range = parked.request().getProtocols(0);
+        parked.response().onNext(JoinGroupResponse.newBuilder().setErrorCode(ErrorCode.NONE).setGenerationId(1)
+                .setProtocolType("consumer").setProtocolName(range.getName()).setLeader("m-1").setMemberId("m-1")
+                .addMembers(JoinGroupResponse.Member.newBuilder().setMemberId("m-1").setMetadata(range.getMetadata()))
+                .build());
+        parked.response().onCompleted();
+    }
+
+    private final class Coordinator extends StandInNode.Coordinator {
+        Coordinator() {
+            super(() -> server.getPort());
+        }
+
+        @Override
+        public void joinGroup(JoinGroupRequest request, StreamObserver<JoinGroupResponse> response) {
+            joinCalls.incrementAndGet();
+            if (refuseJoins) {
+                response.onNext(JoinGroupResponse.newBuilder().setErrorCode(ErrorCode.COORDINATOR_NOT_AVAILABLE)
+                        .setGenerationId(-1).build());
+                response.onCompleted();
+            } else if (request.getMemberId().isEmpty()) {
+                response.onNext(JoinGroupResponse.newBuilder().setErrorCode(ErrorCode.MEMBER_ID_REQUIRED)
+                        .setGenerationId(-1).setMemberId("m-1").build());
+                response.onCompleted();
+            } else {
+                parkedJoin.set(new Parked(request, response)); // answered by the test
+            }
+        }
+
+        @Override
+        public void syncGroup(SyncGroupRequest request, StreamObserver<SyncGroupResponse> response) {
+            syncCalls.incrementAndGet();
+            SyncGroupRequest.Assignment mine = request.getAssignmentsList().stream()
+                    .filter(a -> a.getMemberId().equals(request.getMemberId())).findFirst().orElseThrow();
+            response.onNext(SyncGroupResponse.newBuilder().setErrorCode(ErrorCode.NONE).setProtocolType("consumer")
+                    .setProtocolName(request.getProtocolName()).setAssignment(mine.getAssignment()).build());
+            response.onCompleted();
+        }
+
+        @Override
+        public void heartbeat(HeartbeatRequest request, StreamObserver<HeartbeatResponse> response) {
+            response.onNext(HeartbeatResponse.newBuilder().setErrorCode(ErrorCode.NONE).build());
+            response.onCompleted();
+        }
+
+        @Override
+        public void leaveGroup(LeaveGroupRequest request, StreamObserver<LeaveGroupResponse> response) {
+            request.getMembersList().forEach(m -> leftMembers.add(m.getMemberId()));
+            response.onNext(LeaveGroupResponse.newBuilder().setErrorCode(ErrorCode.NONE).build());
+            response.onCompleted();
+        }
+    }
+}
