@@ -2,12 +2,10 @@ package io.cohort.client;
 
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * Runs a membership loop's blocking attempts (a classic rebalance's JoinGroup and SyncGroup) on one
@@ -19,10 +17,13 @@ import java.util.concurrent.TimeoutException;
  */
 final class BackgroundAttempts<R> {
     private final ExecutorService thread;
-    private Future<R> inFlight;
+    private final Wakeup wakeup;
+    /** The attempt in flight; volatile for {@link #shutdown}. */
+    private volatile CompletableFuture<R> inFlight;
 
-    BackgroundAttempts(String threadName) {
+    BackgroundAttempts(String threadName, Wakeup wakeup) {
         this.thread = Executors.newSingleThreadExecutor(task -> Membership.daemon(task, threadName));
+        this.wakeup = wakeup;
     }
 
     /** Whether an attempt was started and its result not yet taken by {@link #await}. */
@@ -35,29 +36,32 @@ final class BackgroundAttempts<R> {
         if (inFlight != null) {
             throw new IllegalStateException("an attempt is already in flight");
         }
-        inFlight = thread.submit(attempt);
+        CompletableFuture<R> result = new CompletableFuture<>();
+        inFlight = result;
+        thread.execute(() -> {
+            try {
+                result.complete(attempt.call());
+            } catch (Throwable t) {
+                result.completeExceptionally(t);
+            }
+        });
     }
 
     /**
      * Waits for the attempt in flight until {@code deadlineNanos} ({@link System#nanoTime}): its
      * result, or null if it is still under way (it stays in flight). Throws what the attempt threw,
      * and {@link CancellationException} if {@link #shutdown} ended it; either way it is no longer in
-     * flight.
+     * flight. Throws {@link WakeupException} (the attempt stays in flight) on a wakeup.
      */
     R await(long deadlineNanos) {
-        try {
-            R result = inFlight.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-            inFlight = null;
-            return result;
-        } catch (TimeoutException e) {
+        CompletableFuture<R> attempt = inFlight;
+        if (!wakeup.await(attempt, deadlineNanos)) {
             return null;
-        } catch (InterruptedException e) {
-            throw new InterruptException(e);
-        } catch (CancellationException e) {
-            inFlight = null;
-            throw e;
-        } catch (ExecutionException e) {
-            inFlight = null;
+        }
+        inFlight = null;
+        try {
+            return attempt.join();
+        } catch (CompletionException e) {
             if (e.getCause() instanceof RuntimeException runtime) {
                 throw runtime;
             }
@@ -68,8 +72,12 @@ final class BackgroundAttempts<R> {
         }
     }
 
-    /** Any thread: interrupts the attempt under way and ends the thread; no attempt starts afterwards. */
+    /** Any thread: ends the attempt under way (interrupting its call) and the thread; no attempt starts afterwards. */
     void shutdown() {
+        CompletableFuture<R> attempt = inFlight;
+        if (attempt != null) {
+            attempt.cancel(false);
+        }
         thread.shutdownNow();
     }
 }

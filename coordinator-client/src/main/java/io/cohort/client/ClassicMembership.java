@@ -93,7 +93,7 @@ final class ClassicMembership extends Membership {
         this.groupInstanceId = config.groupInstanceId();
         this.joinSync = new ClassicJoinSync(config, topicMetadata, this.assignors, sessionTimeout, new JoinSyncMember());
         String threadPrefix = "cohort-" + groupId + "-" + client.clientId();
-        this.attempts = new BackgroundAttempts<>(threadPrefix + "-rebalance");
+        this.attempts = new BackgroundAttempts<>(threadPrefix + "-rebalance", wakeup);
         this.heartbeatThread = daemon(this::heartbeatLoop, threadPrefix + "-heartbeat");
         this.heartbeatThread.start();
     }

@@ -42,8 +42,9 @@ import java.util.concurrent.CompletableFuture;
  * carry the member's current generation (classic) or member epoch (consumer) and are sent one at a
  * time in the order they were made, so a retried commit can never overwrite a newer one.
  *
- * <p>Not thread-safe, like KafkaConsumer, except {@link #commitAsync}, {@link #assignment()},
- * {@link #awaitRebalanceNeeded} and the read-only getters, which any thread may call.
+ * <p>Not thread-safe, like KafkaConsumer, except {@link #wakeup}, {@link #commitAsync},
+ * {@link #assignment()}, {@link #awaitRebalanceNeeded} and the read-only getters, which any thread
+ * may call.
  */
 public final class GroupMember implements AutoCloseable {
     private final CohortClient client;
@@ -97,10 +98,23 @@ public final class GroupMember implements AutoCloseable {
             membership.ensureOpen();
         }
         do {
+            membership.wakeup.throwIfRequested();
             membership.pollOnce(deadline);
             commits.maybeAutoCommit();
         } while (membership.pollWorkPending() && System.nanoTime() < deadline);
         return membership.owned;
+    }
+
+    /**
+     * Wakes the application thread blocked in {@link #poll} or {@link #commitSync}: that call throws
+     * {@link WakeupException}; if none is blocked, the next call of either throws it. Any thread may
+     * call it; as KafkaConsumer's {@code wakeup}, it is how another thread (a shutdown hook, say)
+     * stops a poll loop, which then closes the member on its own thread. Nothing is undone: a
+     * rebalance or commit under way goes on. {@link #awaitRebalanceNeeded} returns at once, so a
+     * loop idling there reaches its next poll. Auto-commit and {@link #close} are not woken.
+     */
+    public void wakeup() {
+        membership.wakeup();
     }
 
     /**
@@ -110,7 +124,7 @@ public final class GroupMember implements AutoCloseable {
      * the next {@link #poll} has membership work to do. For poll loops that idle between polls: a
      * Kafka consumer blocked in its poll reacts to a heartbeat's news at once, while a loop that
      * sleeps instead notices it only when it wakes, delaying the whole group's rebalance by up to
-     * the sleep. Also returns at once when the member is closed or failed (poll then throws). Any
+     * the sleep. Also returns at once when the member is closed or failed, or woken ({@link #wakeup}): poll then throws. Any
      * thread may call it.
      */
     public boolean awaitRebalanceNeeded(Duration timeout) {

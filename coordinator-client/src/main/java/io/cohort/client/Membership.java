@@ -27,6 +27,8 @@ abstract class Membership {
 
     /** Guards the membership fields of the subclasses, shared with their heartbeats. */
     final Object lock = new Object();
+    /** A {@link GroupMember#wakeup} to throw on the poll thread. */
+    final Wakeup wakeup = new Wakeup();
     /** Set when the member cannot go on; poll and commits throw it. Guarded by {@link #lock}. */
     CohortException fatal;
     /** The partitions the application owns now; written on the poll thread only. */
@@ -115,7 +117,7 @@ abstract class Membership {
     final boolean awaitRebalanceNeeded(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (lock) {
-            while (!rebalanceNeededLocked()) {
+            while (!rebalanceNeededLocked() && !wakeup.pending()) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     return false;
@@ -127,6 +129,14 @@ abstract class Membership {
                 }
             }
             return true;
+        }
+    }
+
+    /** Any thread: a {@link GroupMember#wakeup}; wakes {@link #awaitRebalanceNeeded} too (the next poll has to throw). */
+    final void wakeup() {
+        wakeup.request();
+        synchronized (lock) {
+            lock.notifyAll();
         }
     }
 

@@ -65,19 +65,38 @@ final class OffsetCommits {
         positions.put(partition, new OffsetAndMetadata(nextOffset));
     }
 
+    /** The application's commitSync: a {@link GroupMember#wakeup} ends the wait (the commit goes on). */
     void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets) {
+        commitSync(offsets, true);
+    }
+
+    private void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets, boolean wakeable) {
         CompletableFuture<Void> commit = commitAsync(offsets);
+        long deadline = System.nanoTime() + client.apiTimeout().plus(client.requestTimeout()).toNanos();
         try {
-            commit.get(client.apiTimeout().plus(client.requestTimeout()).toMillis(), TimeUnit.MILLISECONDS);
+            boolean answered = wakeable ? membership.wakeup.await(commit, deadline)
+                    : awaitUnwakeable(commit, deadline);
+            if (!answered) {
+                throw new CohortException(ErrorCode.REQUEST_TIMED_OUT, "commit for group '" + groupId + "' not answered");
+            }
+            commit.get();
         } catch (InterruptedException e) {
             throw new InterruptException(e);
-        } catch (TimeoutException e) {
-            throw new CohortException(ErrorCode.REQUEST_TIMED_OUT, "commit for group '" + groupId + "' not answered");
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException cause) {
                 throw cause;
             }
             throw new CohortException(ErrorCode.UNKNOWN_SERVER_ERROR, "commit failed", e.getCause());
+        }
+    }
+
+    private static boolean awaitUnwakeable(CompletableFuture<Void> commit, long deadlineNanos)
+            throws InterruptedException, ExecutionException {
+        try {
+            commit.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+            return true;
+        } catch (TimeoutException e) {
+            return false;
         }
     }
 
@@ -172,7 +191,8 @@ final class OffsetCommits {
             return;
         }
         try {
-            commitSync(due);
+            // Not woken by GroupMember.wakeup, as Kafka's auto-commit and close are not.
+            commitSync(due, false);
         } catch (CohortException e) {
             LOG.warn("group {}: {} of {} partitions failed: {}", groupId, why, due.size(), e.getMessage());
         }

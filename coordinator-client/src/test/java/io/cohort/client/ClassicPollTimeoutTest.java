@@ -1,6 +1,7 @@
 package io.cohort.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.cohort.api.v1.ErrorCode;
@@ -10,6 +11,8 @@ import io.cohort.api.v1.JoinGroupRequest;
 import io.cohort.api.v1.JoinGroupResponse;
 import io.cohort.api.v1.LeaveGroupRequest;
 import io.cohort.api.v1.LeaveGroupResponse;
+import io.cohort.api.v1.OffsetCommitRequest;
+import io.cohort.api.v1.OffsetCommitResponse;
 import io.cohort.api.v1.SyncGroupRequest;
 import io.cohort.api.v1.SyncGroupResponse;
 import io.cohort.client.assignor.RangeAssignor;
@@ -39,7 +42,8 @@ import org.junit.jupiter.api.Test;
  * join and sync to end: with no coordinator answering, for the rebalance timeout plus the client's
  * api timeout per attempt, attempt after attempt. The coordinator is a stand-in gRPC server on
  * loopback whose JoinGroup the test answers when it chooses, or refuses with
- * COORDINATOR_NOT_AVAILABLE every time.
+ * COORDINATOR_NOT_AVAILABLE every time, and whose OffsetCommit never answers. {@link
+ * GroupMember#wakeup} ends a poll or commitSync that waits, as KafkaConsumer's does.
  *
  * <p>The member keeps Kafka's default rebalance timeout (5 min), so the poll that used to wait
  * would outlast every wait in this test by far; the 30 s the test allows a 200 ms poll only
@@ -58,7 +62,13 @@ class ClassicPollTimeoutTest {
     private final AtomicReference<Parked> parkedJoin = new AtomicReference<>();
     private final List<String> leftMembers = new CopyOnWriteArrayList<>();
     private final List<String> listenerThreads = new CopyOnWriteArrayList<>();
-    private final ExecutorService poller = Executors.newSingleThreadExecutor(r -> new Thread(r, "test-poller"));
+    private final AtomicReference<Thread> pollerThread = new AtomicReference<>();
+    private final ExecutorService poller = Executors.newSingleThreadExecutor(r -> {
+        Thread thread = new Thread(r, "test-poller");
+        pollerThread.set(thread);
+        return thread;
+    });
+    private final AtomicInteger commitCalls = new AtomicInteger();
     private volatile boolean refuseJoins;
     private Server server;
     private CohortClient client;
@@ -148,6 +158,56 @@ class ClassicPollTimeoutTest {
                 .noneMatch(t -> t.getName().equals("cohort-" + GROUP + "-" + CLIENT_ID + "-rebalance")));
     }
 
+    @Test
+    void wakeupEndsAPollWaitingForItsJoinAndTheJoinGoesOn() throws Exception {
+        start();
+        assertThat(poll()).isEmpty();
+        await().atMost(RETURNED).until(() -> parkedJoin.get() != null);
+
+        Future<Set<TopicPartition>> longPoll = poller.submit(() -> member.poll(Duration.ofMinutes(10)));
+        awaitPollerBlocked();
+        member.wakeup();
+        assertThatThrownBy(() -> longPoll.get(RETURNED.toSeconds(), TimeUnit.SECONDS))
+                .hasCauseInstanceOf(WakeupException.class);
+
+        answerParkedJoin();
+        await().atMost(RETURNED).until(this::poll, owned -> Set.copyOf(PARTITIONS).equals(owned));
+        assertThat(joinCalls).as("the woken poll's join went on; none sent again").hasValue(2);
+    }
+
+    @Test
+    void aWakeupWithNothingBlockedIsThrownByTheNextCallOnly() throws Exception {
+        start();
+        member.wakeup();
+        assertThat(member.awaitRebalanceNeeded(Duration.ofMinutes(10))).as("returns at once for the poll to throw")
+                .isTrue();
+        assertThatThrownBy(() -> poller.submit(() -> member.poll(POLL)).get(RETURNED.toSeconds(), TimeUnit.SECONDS))
+                .hasCauseInstanceOf(WakeupException.class);
+        assertThat(poll()).as("the next poll").isEmpty();
+    }
+
+    @Test
+    void wakeupEndsACommitSyncWaitingForItsAnswer() throws Exception {
+        start();
+        assertThat(poll()).isEmpty();
+        await().atMost(RETURNED).until(() -> parkedJoin.get() != null);
+        answerParkedJoin();
+        await().atMost(RETURNED).until(this::poll, owned -> Set.copyOf(PARTITIONS).equals(owned));
+
+        Future<?> commit = poller.submit(() -> member.commitSync(Map.of(PARTITIONS.get(0), new OffsetAndMetadata(5))));
+        await().atMost(RETURNED).until(() -> commitCalls.get() == 1);
+        awaitPollerBlocked();
+        member.wakeup();
+        assertThatThrownBy(() -> commit.get(RETURNED.toSeconds(), TimeUnit.SECONDS))
+                .hasCauseInstanceOf(WakeupException.class);
+    }
+
+    /** Until the poll thread waits with a limit: in a poll or commitSync (an idle pool thread waits without one). */
+    private void awaitPollerBlocked() {
+        await().atMost(RETURNED).until(() -> pollerThread.get() != null
+                && pollerThread.get().getState() == Thread.State.TIMED_WAITING);
+    }
+
     /** The join phase completes: the parked JoinGroup's member leads a generation of one. */
     private void answerParkedJoin() {
         Parked parked = parkedJoin.getAndSet(null);
@@ -188,6 +248,11 @@ class ClassicPollTimeoutTest {
             response.onNext(SyncGroupResponse.newBuilder().setErrorCode(ErrorCode.NONE).setProtocolType("consumer")
                     .setProtocolName(request.getProtocolName()).setAssignment(mine.getAssignment()).build());
             response.onCompleted();
+        }
+
+        @Override
+        public void offsetCommit(OffsetCommitRequest request, StreamObserver<OffsetCommitResponse> response) {
+            commitCalls.incrementAndGet(); // never answered
         }
 
         @Override
