@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  */
 final class ClassicJoinSync {
     private static final Logger LOG = LoggerFactory.getLogger(ClassicJoinSync.class);
-    static final String PROTOCOL_TYPE = "consumer";
+    private static final String PROTOCOL_TYPE = "consumer";
     /** Kafka's client waits this much beyond the rebalance timeout for a JoinGroup answer. */
     private static final Duration JOIN_GRACE = Duration.ofSeconds(5);
 

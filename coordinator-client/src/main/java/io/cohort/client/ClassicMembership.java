@@ -23,8 +23,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The classic group protocol's membership loop, as Kafka's {@code AbstractCoordinator} and
- * {@code ConsumerCoordinator}: JoinGroup (with the MEMBER_ID_REQUIRED round trip; {@link ClassicJoinSync}), the
- * client-side assignor when this member leads, SyncGroup, and a background heartbeat thread.
+ * {@code ConsumerCoordinator}: JoinGroup (with the MEMBER_ID_REQUIRED round trip), the client-side
+ * assignor when this member leads, SyncGroup ({@link ClassicJoinSync}), and a background heartbeat
+ * thread.
  *
  * <p>The heartbeat thread beats every {@code heartbeatInterval} from one interval after each
  * JoinGroup answer, through the sync phase and while stable ({@link HeartbeatSchedule}); when the
@@ -289,16 +290,16 @@ final class ClassicMembership extends Membership {
      * still end STABLE.
      */
     private void startAttempt(long delayMs) {
+        int ownedGeneration;
         synchronized (lock) {
             ensureOpen();
             state = State.REBALANCING;
             rejoinNeeded = false;
             heartbeats.disable();
+            ownedGeneration = assignmentGeneration;
         }
-        JoinGroupRequest request;
-        synchronized (lock) {
-            request = joinSync.joinRequest(owned, assignmentGeneration);
-        }
+        // Outside the lock: the assignors' subscriptionUserData is the application's code.
+        JoinGroupRequest request = joinSync.joinRequest(owned, ownedGeneration);
         attempts.start(() -> joinSync.attempt(request, delayMs));
     }
 

@@ -124,8 +124,8 @@ public final class GroupMember implements AutoCloseable {
      * the next {@link #poll} has membership work to do. For poll loops that idle between polls: a
      * Kafka consumer blocked in its poll reacts to a heartbeat's news at once, while a loop that
      * sleeps instead notices it only when it wakes, delaying the whole group's rebalance by up to
-     * the sleep. Also returns at once when the member is closed or failed, or woken ({@link #wakeup}): poll then throws. Any
-     * thread may call it.
+     * the sleep. Also returns at once when the member is closed or failed, or woken
+     * ({@link #wakeup}): poll then throws. Any thread may call it.
      */
     public boolean awaitRebalanceNeeded(Duration timeout) {
         return membership.awaitRebalanceNeeded(timeout);

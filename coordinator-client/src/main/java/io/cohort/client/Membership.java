@@ -132,7 +132,10 @@ abstract class Membership {
         }
     }
 
-    /** Any thread: a {@link GroupMember#wakeup}; wakes {@link #awaitRebalanceNeeded} too (the next poll has to throw). */
+    /**
+     * Any thread: a {@link GroupMember#wakeup}; wakes {@link #awaitRebalanceNeeded} too (the next
+     * poll has to throw).
+     */
     final void wakeup() {
         wakeup.request();
         synchronized (lock) {

@@ -11,6 +11,11 @@ final class Wakeup {
     private final Object monitor = new Object();
     /** Guarded by {@link #monitor}. */
     private boolean requested;
+    /**
+     * Guarded by {@link #monitor}: the future whose completion already notifies the monitor, so that
+     * polls waiting again and again for one rebalance attempt add one callback, not one per poll.
+     */
+    private CompletableFuture<?> notifying;
 
     /** Any thread: asks for the next (or current) wait to end with a WakeupException. */
     void request() {
@@ -40,14 +45,15 @@ final class Wakeup {
      * wakeup is pending (the future goes on), and InterruptException if the thread is interrupted.
      */
     boolean await(CompletableFuture<?> future, long deadlineNanos) {
-        if (!future.isDone()) {
-            future.whenComplete((result, failure) -> {
-                synchronized (monitor) {
-                    monitor.notifyAll();
-                }
-            });
-        }
         synchronized (monitor) {
+            if (future != notifying) {
+                notifying = future;
+                future.whenComplete((result, failure) -> {
+                    synchronized (monitor) {
+                        monitor.notifyAll();
+                    }
+                });
+            }
             while (true) {
                 takeLocked();
                 if (future.isDone()) {

@@ -178,21 +178,22 @@ class ClassicPollTimeoutTest {
     @Test
     void aWakeupWithNothingBlockedIsThrownByTheNextCallOnly() throws Exception {
         start();
+        joinStable();
+        // A stable member has no rebalance to wait for: without the wakeup this wait would run its 10 min.
+        Future<Boolean> idling = poller.submit(() -> member.awaitRebalanceNeeded(Duration.ofMinutes(10)));
+        awaitPollerBlocked();
         member.wakeup();
-        assertThat(member.awaitRebalanceNeeded(Duration.ofMinutes(10))).as("returns at once for the poll to throw")
+        assertThat(idling.get(RETURNED.toSeconds(), TimeUnit.SECONDS)).as("returns at once for the poll to throw")
                 .isTrue();
         assertThatThrownBy(() -> poller.submit(() -> member.poll(POLL)).get(RETURNED.toSeconds(), TimeUnit.SECONDS))
                 .hasCauseInstanceOf(WakeupException.class);
-        assertThat(poll()).as("the next poll").isEmpty();
+        assertThat(poll()).as("the next poll").isEqualTo(Set.copyOf(PARTITIONS));
     }
 
     @Test
     void wakeupEndsACommitSyncWaitingForItsAnswer() throws Exception {
         start();
-        assertThat(poll()).isEmpty();
-        await().atMost(RETURNED).until(() -> parkedJoin.get() != null);
-        answerParkedJoin();
-        await().atMost(RETURNED).until(this::poll, owned -> Set.copyOf(PARTITIONS).equals(owned));
+        joinStable();
 
         Future<?> commit = poller.submit(() -> member.commitSync(Map.of(PARTITIONS.get(0), new OffsetAndMetadata(5))));
         await().atMost(RETURNED).until(() -> commitCalls.get() == 1);
@@ -200,6 +201,15 @@ class ClassicPollTimeoutTest {
         member.wakeup();
         assertThatThrownBy(() -> commit.get(RETURNED.toSeconds(), TimeUnit.SECONDS))
                 .hasCauseInstanceOf(WakeupException.class);
+    }
+
+    /** Polls until the member owns both partitions in generation 1 (the test answers its parked join). */
+    private void joinStable() throws Exception {
+        assertThat(poll()).isEmpty();
+        await().atMost(RETURNED).until(() -> parkedJoin.get() != null);
+        answerParkedJoin();
+        await().atMost(RETURNED).until(this::poll, owned -> Set.copyOf(PARTITIONS).equals(owned));
+        assertThat(member.awaitRebalanceNeeded(Duration.ZERO)).as("stable").isFalse();
     }
 
     /** Until the poll thread waits with a limit: in a poll or commitSync (an idle pool thread waits without one). */
