@@ -106,11 +106,12 @@ public final class GroupMember implements AutoCloseable {
     }
 
     /**
-     * Wakes the application thread blocked in {@link #poll} or {@link #commitSync}: that call throws
-     * {@link WakeupException}; if none is blocked, the next call of either throws it. Any thread may
+     * Wakes the application thread blocked in {@link #poll}, {@link #commitSync} or
+     * {@link #committed}: that call throws {@link WakeupException}; if none is blocked, the next
+     * call of any of them throws it. Any thread may
      * call it; as KafkaConsumer's {@code wakeup}, it is how another thread (a shutdown hook, say)
      * stops a poll loop, which then closes the member on its own thread. Nothing is undone: a
-     * rebalance or commit under way goes on. {@link #awaitRebalanceNeeded} returns at once, so a
+     * rebalance, commit or fetch under way goes on. {@link #awaitRebalanceNeeded} returns at once, so a
      * loop idling there reaches its next poll. Auto-commit and {@link #close} are not woken.
      */
     public void wakeup() {
@@ -229,8 +230,17 @@ public final class GroupMember implements AutoCloseable {
      * {@link CohortException}); a fetch that raced an epoch bump (STALE_MEMBER_EPOCH) is sent again
      * with the epoch of the next heartbeat. Before it joins, and after it learned it was fenced (it
      * rejoins at the next poll), the fetch carries no identity and is not checked.
+     *
+     * <p>The fetch is sent after this member's earlier commits (commitAsync and auto-commit
+     * included) are answered, so it sees them. {@link #wakeup} ends the wait with a
+     * {@link WakeupException}, as Kafka's {@code committed} does.
      */
     public Map<TopicPartition, OffsetAndMetadata> committed(Collection<TopicPartition> partitions) {
+        membership.wakeup.throwIfRequested();
+        return commits.fetchAfterCommits(() -> fetchCommitted(partitions));
+    }
+
+    private Map<TopicPartition, OffsetAndMetadata> fetchCommitted(Collection<TopicPartition> partitions) {
         int epoch = membership.commitGeneration();
         if (groupProtocol != GroupProtocol.CONSUMER || epoch <= 0) {
             return client.fetchOffsets(groupId, partitions);

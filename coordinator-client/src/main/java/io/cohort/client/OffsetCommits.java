@@ -13,9 +13,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,29 +73,57 @@ final class OffsetCommits {
     }
 
     private void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets, boolean wakeable) {
-        CompletableFuture<Void> commit = commitAsync(offsets);
+        await(commitAsync(offsets), wakeable, "commit");
+    }
+
+    /**
+     * The application's {@code committed}: runs {@code fetch} on the committer thread, after the
+     * commits this member made before the call (so it sees them), and waits for it; a
+     * {@link GroupMember#wakeup} ends the wait (the fetch goes on, its answer is dropped).
+     */
+    <T> T fetchAfterCommits(Supplier<T> fetch) {
+        CompletableFuture<T> fetched = new CompletableFuture<>();
+        try {
+            committer.execute(() -> {
+                try {
+                    fetched.complete(fetch.get());
+                } catch (RuntimeException e) {
+                    fetched.completeExceptionally(e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            throw new IllegalStateException("member of group '" + groupId + "' is closed", e);
+        }
+        return await(fetched, true, "offset fetch");
+    }
+
+    /**
+     * Waits for {@code call} (a commit or fetch on the committer thread) at most the api timeout
+     * plus one request timeout, the longest it can take; throws what it failed with.
+     */
+    private <T> T await(CompletableFuture<T> call, boolean wakeable, String what) {
         long deadline = System.nanoTime() + client.apiTimeout().plus(client.requestTimeout()).toNanos();
         try {
-            boolean answered = wakeable ? membership.wakeup.await(commit, deadline)
-                    : awaitUnwakeable(commit, deadline);
+            boolean answered = wakeable ? membership.wakeup.await(call, deadline)
+                    : awaitUnwakeable(call, deadline);
             if (!answered) {
-                throw new CohortException(ErrorCode.REQUEST_TIMED_OUT, "commit for group '" + groupId + "' not answered");
+                throw new CohortException(ErrorCode.REQUEST_TIMED_OUT, what + " for group '" + groupId + "' not answered");
             }
-            commit.get();
+            return call.get();
         } catch (InterruptedException e) {
             throw new InterruptException(e);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException cause) {
                 throw cause;
             }
-            throw new CohortException(ErrorCode.UNKNOWN_SERVER_ERROR, "commit failed", e.getCause());
+            throw new CohortException(ErrorCode.UNKNOWN_SERVER_ERROR, what + " failed", e.getCause());
         }
     }
 
-    private static boolean awaitUnwakeable(CompletableFuture<Void> commit, long deadlineNanos)
+    private static boolean awaitUnwakeable(CompletableFuture<?> call, long deadlineNanos)
             throws InterruptedException, ExecutionException {
         try {
-            commit.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+            call.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
             return true;
         } catch (TimeoutException e) {
             return false;

@@ -13,6 +13,8 @@ import io.cohort.api.v1.LeaveGroupRequest;
 import io.cohort.api.v1.LeaveGroupResponse;
 import io.cohort.api.v1.OffsetCommitRequest;
 import io.cohort.api.v1.OffsetCommitResponse;
+import io.cohort.api.v1.OffsetFetchRequest;
+import io.cohort.api.v1.OffsetFetchResponse;
 import io.cohort.api.v1.SyncGroupRequest;
 import io.cohort.api.v1.SyncGroupResponse;
 import io.cohort.client.assignor.RangeAssignor;
@@ -25,7 +27,10 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -42,8 +47,9 @@ import org.junit.jupiter.api.Test;
  * join and sync to end: with no coordinator answering, for the rebalance timeout plus the client's
  * api timeout per attempt, attempt after attempt. The coordinator is a stand-in gRPC server on
  * loopback whose JoinGroup the test answers when it chooses, or refuses with
- * COORDINATOR_NOT_AVAILABLE every time, and whose OffsetCommit never answers. {@link
- * GroupMember#wakeup} ends a poll or commitSync that waits, as KafkaConsumer's does.
+ * COORDINATOR_NOT_AVAILABLE every time, and whose OffsetCommit the test answers when it chooses
+ * (or never). {@link GroupMember#wakeup} ends a poll, commitSync or committed that waits, as
+ * KafkaConsumer's does.
  *
  * <p>The member keeps Kafka's default rebalance timeout (5 min), so the poll that used to wait
  * would outlast every wait in this test by far; the 30 s the test allows a 200 ms poll only
@@ -69,12 +75,21 @@ class ClassicPollTimeoutTest {
         return thread;
     });
     private final AtomicInteger commitCalls = new AtomicInteger();
+    private final AtomicReference<ParkedCommit> parkedCommit = new AtomicReference<>();
+    /** The offsets the stand-in holds: those of the commits the test answered. */
+    private final Map<TopicPartition, Long> storedOffsets = new ConcurrentHashMap<>();
+    private final AtomicInteger fetchCalls = new AtomicInteger();
+    private volatile boolean parkFetches;
+    private volatile boolean answerCommitsAtOnce;
     private volatile boolean refuseJoins;
     private Server server;
     private CohortClient client;
     private GroupMember member;
 
     private record Parked(JoinGroupRequest request, StreamObserver<JoinGroupResponse> response) {
+    }
+
+    private record ParkedCommit(OffsetCommitRequest request, StreamObserver<OffsetCommitResponse> response) {
     }
 
     private void start() throws IOException {
@@ -201,6 +216,42 @@ class ClassicPollTimeoutTest {
         member.wakeup();
         assertThatThrownBy(() -> commit.get(RETURNED.toSeconds(), TimeUnit.SECONDS))
                 .hasCauseInstanceOf(WakeupException.class);
+        // The commit goes on: answered, so close need not wait the api timeout out for it.
+        answerCommitsAtOnce = true;
+        Optional.ofNullable(parkedCommit.getAndSet(null)).ifPresent(this::answer);
+    }
+
+    @Test
+    void wakeupEndsACommittedWaitingForItsAnswer() throws Exception {
+        parkFetches = true;
+        start();
+
+        Future<?> fetch = poller.submit(() -> member.committed(PARTITIONS));
+        await().atMost(RETURNED).until(() -> fetchCalls.get() == 1);
+        awaitPollerBlocked();
+        member.wakeup();
+        assertThatThrownBy(() -> fetch.get(RETURNED.toSeconds(), TimeUnit.SECONDS))
+                .hasCauseInstanceOf(WakeupException.class);
+        // The fetch goes on: its next attempt (after the 1 s request timeout) is answered, so close
+        // need not wait the api timeout out for it.
+        parkFetches = false;
+    }
+
+    @Test
+    void committedIsFetchedAfterTheMembersEarlierCommitsAndSeesThem() throws Exception {
+        start();
+        joinStable();
+
+        CompletableFuture<Void> commit = member.commitAsync(Map.of(PARTITIONS.get(0), new OffsetAndMetadata(5)));
+        await().atMost(RETURNED).until(() -> parkedCommit.get() != null);
+        Future<Map<TopicPartition, OffsetAndMetadata>> fetch = poller.submit(() -> member.committed(PARTITIONS));
+        awaitPollerBlocked();
+        // A fetch sent beside the parked commit would be answered now, without offset 5.
+        answerParkedCommit();
+        assertThat(fetch.get(RETURNED.toSeconds(), TimeUnit.SECONDS))
+                .isEqualTo(Map.of(PARTITIONS.get(0), new OffsetAndMetadata(5)));
+        assertThat(commit).isCompleted();
+        assertThat(fetchCalls).hasValue(1);
     }
 
     /** Polls until the member owns both partitions in generation 1 (the test answers its parked join). */
@@ -216,6 +267,24 @@ class ClassicPollTimeoutTest {
     private void awaitPollerBlocked() {
         await().atMost(RETURNED).until(() -> pollerThread.get() != null
                 && pollerThread.get().getState() == Thread.State.TIMED_WAITING);
+    }
+
+    /** The stand-in stores the parked commit's offsets and answers it. */
+    private void answerParkedCommit() {
+        answer(parkedCommit.getAndSet(null));
+    }
+
+    private void answer(ParkedCommit parked) {
+        OffsetCommitResponse.Builder answer = OffsetCommitResponse.newBuilder();
+        for (OffsetCommitRequest.Topic topic : parked.request().getTopicsList()) {
+            OffsetCommitResponse.Topic.Builder answered = answer.addTopicsBuilder().setName(topic.getName());
+            for (OffsetCommitRequest.Partition p : topic.getPartitionsList()) {
+                storedOffsets.put(new TopicPartition(topic.getName(), p.getPartitionIndex()), p.getCommittedOffset());
+                answered.addPartitionsBuilder().setPartitionIndex(p.getPartitionIndex()).setErrorCode(ErrorCode.NONE);
+            }
+        }
+        parked.response().onNext(answer.build());
+        parked.response().onCompleted();
     }
 
     /** The join phase completes: the parked JoinGroup's member leads a generation of one. */
@@ -262,7 +331,33 @@ class ClassicPollTimeoutTest {
 
         @Override
         public void offsetCommit(OffsetCommitRequest request, StreamObserver<OffsetCommitResponse> response) {
-            commitCalls.incrementAndGet(); // never answered
+            commitCalls.incrementAndGet();
+            if (answerCommitsAtOnce) {
+                answer(new ParkedCommit(request, response));
+            } else {
+                parkedCommit.set(new ParkedCommit(request, response)); // answered by the test, or never
+            }
+        }
+
+        @Override
+        public void offsetFetch(OffsetFetchRequest request, StreamObserver<OffsetFetchResponse> response) {
+            fetchCalls.incrementAndGet();
+            if (parkFetches) {
+                return; // never answered
+            }
+            OffsetFetchRequest.Group asked = request.getGroups(0);
+            OffsetFetchResponse.Group.Builder group = OffsetFetchResponse.Group.newBuilder()
+                    .setGroupId(asked.getGroupId()).setErrorCode(ErrorCode.NONE);
+            for (OffsetFetchRequest.Topic topic : asked.getTopicsList()) {
+                OffsetFetchResponse.Topic.Builder answered = group.addTopicsBuilder().setName(topic.getName());
+                for (int index : topic.getPartitionIndexesList()) {
+                    answered.addPartitionsBuilder().setPartitionIndex(index).setCommittedLeaderEpoch(-1)
+                            .setCommittedOffset(storedOffsets.getOrDefault(new TopicPartition(topic.getName(), index), -1L))
+                            .setErrorCode(ErrorCode.NONE);
+                }
+            }
+            response.onNext(OffsetFetchResponse.newBuilder().addGroups(group).build());
+            response.onCompleted();
         }
 
         @Override
