@@ -14,14 +14,9 @@ import io.cohort.client.internal.Backoff;
 import io.cohort.client.internal.Endpoint;
 import io.cohort.client.internal.Partitioner;
 import io.cohort.client.internal.TlsDiagnosis;
-import io.grpc.ChannelCredentials;
-import io.grpc.ConnectivityState;
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.TlsChannelCredentials;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -41,8 +36,7 @@ import org.slf4j.LoggerFactory;
  * Where a {@link CohortClient}'s calls go, and what happens when they do not get through: the
  * cluster's shape (nodes and partition count, learned from a bootstrap node with ClusterStatus), one
  * coordinator per offsets partition (FindCoordinator, corrected by the {@code leader_hint} of
- * NOT_COORDINATOR answers), one gRPC channel per node (TLS and the bearer token as configured), and
- * the retry loops: a group call re-routed and resent on routing errors and transport failures until
+ * NOT_COORDINATOR answers), the gRPC channels ({@link NodeChannels}), and the retry loops: a group call re-routed and resent on routing errors and transport failures until
  * its budget runs out ({@link #groupCall}), a node-independent call tried on each node in turn
  * ({@link #anyNodeCall}). {@link CohortClient} (the calls themselves) explains the retry rules.
  */
@@ -50,22 +44,16 @@ final class ClusterRouter implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterRouter.class);
 
     private final List<Endpoint> bootstrap;
-    private final String clientId;
     private final Duration requestTimeout;
     private final Duration apiTimeout;
     private final Backoff backoff;
-    private final int maxInboundMessageBytes;
     private final TlsDiagnosis.ClientTls tls;
-    private final ChannelCredentials credentials;
-    /** Sends {@code authorization: Bearer <token>} on every call; null without a token. */
-    private final io.grpc.ClientInterceptor bearer;
+    private final NodeChannels channels;
 
-    private final ConcurrentMap<Endpoint, ManagedChannel> channels = new ConcurrentHashMap<>();
     private final ConcurrentMap<Integer, Coordinator> coordinatorByPartition = new ConcurrentHashMap<>();
     private final AtomicInteger nextNode = new AtomicInteger();
     private final Object topologyLock = new Object();
     private volatile Topology topology;
-    private volatile boolean closed;
 
     /** What the client knows of the cluster's shape. */
     record Topology(int partitionCount, Map<Integer, Endpoint> nodes) {
@@ -84,39 +72,11 @@ final class ClusterRouter implements AutoCloseable {
     ClusterRouter(List<Endpoint> bootstrap, String clientId, Duration requestTimeout, Duration apiTimeout,
                   Backoff backoff, int maxInboundMessageBytes, TlsDiagnosis.ClientTls tls, String bearerToken) {
         this.bootstrap = List.copyOf(bootstrap);
-        this.clientId = clientId;
         this.requestTimeout = requestTimeout;
         this.apiTimeout = apiTimeout;
         this.backoff = backoff;
-        this.maxInboundMessageBytes = maxInboundMessageBytes;
         this.tls = tls;
-        this.credentials = credentials(tls);
-        this.bearer = bearerToken == null ? null : bearerInterceptor(bearerToken);
-    }
-
-    /** Plaintext, or TLS trusting {@code caCert} only and presenting {@code cert}/{@code key} if given. */
-    private static ChannelCredentials credentials(TlsDiagnosis.ClientTls tls) {
-        if (!tls.enabled()) {
-            return InsecureChannelCredentials.create();
-        }
-        try {
-            TlsChannelCredentials.Builder builder = TlsChannelCredentials.newBuilder().trustManager(tls.caCert().toFile());
-            if (tls.cert() != null) {
-                builder.keyManager(tls.cert().toFile(), tls.key().toFile());
-            }
-            return builder.build();
-        } catch (java.io.IOException | RuntimeException e) {
-            throw new IllegalArgumentException("cannot use the TLS files (--cacert " + tls.caCert()
-                    + (tls.cert() == null ? "" : ", --cert " + tls.cert() + ", --key " + tls.key()) + "): "
-                    + e.getMessage(), e);
-        }
-    }
-
-    private static io.grpc.ClientInterceptor bearerInterceptor(String token) {
-        io.grpc.Metadata headers = new io.grpc.Metadata();
-        headers.put(io.grpc.Metadata.Key.of("authorization", io.grpc.Metadata.ASCII_STRING_MARSHALLER),
-                "Bearer " + token);
-        return io.grpc.stub.MetadataUtils.newAttachHeadersInterceptor(headers);
+        this.channels = new NodeChannels(clientId, maxInboundMessageBytes, tls, bearerToken);
     }
 
     /** The number of offsets partitions, learned from the cluster on first use. */
@@ -156,21 +116,7 @@ final class ClusterRouter implements AutoCloseable {
 
     @Override
     public void close() {
-        closed = true;
-        for (ManagedChannel channel : channels.values()) {
-            channel.shutdown();
-        }
-        for (ManagedChannel channel : channels.values()) {
-            try {
-                if (!channel.awaitTermination(2, TimeUnit.SECONDS)) {
-                    channel.shutdownNow();
-                }
-            } catch (InterruptedException e) {
-                channel.shutdownNow();
-                Thread.currentThread().interrupt();
-            }
-        }
-        channels.clear();
+        channels.close();
     }
 
     /**
@@ -300,10 +246,10 @@ final class ClusterRouter implements AutoCloseable {
             // the server takes, a server-side limit): the same call would hit it again.
             case RESOURCE_EXHAUSTED -> throw new CohortException(ErrorCode.MESSAGE_TOO_LARGE, target
                     + " refused the call, a limit was hit (RESOURCE_EXHAUSTED): " + e.getStatus().getDescription()
-                    + (isMessageSizeLimit(e) ? " (this client takes answers of up to " + maxInboundMessageBytes
+                    + (isMessageSizeLimit(e) ? " (this client takes answers of up to " + channels.maxInboundMessageBytes()
                     + " bytes, CohortClient.Builder.maxInboundMessageBytes)" : ""), e);
             case CANCELLED -> {
-                if (closed) {
+                if (channels.isClosed()) {
                     throw new IllegalStateException("the client is closed", e);
                 }
                 return e;
@@ -580,28 +526,9 @@ final class ClusterRouter implements AutoCloseable {
         return new Endpoint(coordinator.host(), coordinator.port());
     }
 
-    /**
-     * The channel to {@code endpoint}, connecting at once. A channel whose node was down waits out
-     * gRPC's reconnect backoff (1 s, growing 1.6x per failed attempt up to 2 minutes), failing every
-     * call meanwhile; a node back from a restart and handed its partitions again was then unreachable
-     * for seconds to clients that had known it. The client calls a node only when it has reason to
-     * (it was named coordinator, or it is next in the bootstrap list) and paces its own retries, so
-     * each call is a reason to try the connection now.
-     */
+    /** The channel to {@code endpoint} ({@link NodeChannels#channel}). */
     ManagedChannel channel(Endpoint endpoint) {
-        checkOpen();
-        ManagedChannel channel = channels.computeIfAbsent(endpoint, e -> {
-            io.grpc.ManagedChannelBuilder<?> builder = Grpc.newChannelBuilderForAddress(e.host(), e.port(), credentials)
-                    .userAgent("cohort-client/" + clientId).maxInboundMessageSize(maxInboundMessageBytes);
-            if (bearer != null) {
-                builder.intercept(bearer);
-            }
-            return builder.build();
-        });
-        if (channel.getState(false) == ConnectivityState.TRANSIENT_FAILURE) {
-            channel.resetConnectBackoff();
-        }
-        return channel;
+        return channels.channel(endpoint);
     }
 
     /** Sleeps before retry {@code attempt}; false (without sleeping) if that would pass the deadline. */
@@ -627,7 +554,7 @@ final class ClusterRouter implements AutoCloseable {
     }
 
     void checkOpen() {
-        if (closed) {
+        if (channels.isClosed()) {
             throw new IllegalStateException("the client is closed");
         }
     }
