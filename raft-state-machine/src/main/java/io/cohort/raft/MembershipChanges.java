@@ -45,16 +45,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class MembershipChanges {
     private static final Logger LOG = LoggerFactory.getLogger(MembershipChanges.class);
-    /** How long one configuration change may take, a new replica's catch-up included. */
-    static final long CONF_CHANGE_TIMEOUT_MS = 180_000;
-    private static final long POLL_MS = 100;
     private static final long PROGRESS_EVERY_MS = 2_000;
-    private static final long TRANSFER_RETRY_PAUSE_MS = 1_000;
-
-    /** How long a partition's leader may take to hand it to this node before the change gives up. */
-    private static final long HANDOVER_TIMEOUT_MS = 30_000;
 
     private final CohortRaftNode node;
+    private final PartitionLeadership leadership;
     private final AtomicBoolean running = new AtomicBoolean();
     private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> {
         Thread thread = new Thread(r, "cohort-membership");
@@ -64,6 +58,7 @@ public final class MembershipChanges {
 
     MembershipChanges(CohortRaftNode node) {
         this.node = node;
+        this.leadership = new PartitionLeadership(node);
     }
 
     /** Whether a change runs on this node now (the leader balancer waits meanwhile). */
@@ -118,7 +113,7 @@ public final class MembershipChanges {
     public CompletableFuture<List<String>> movePartitionHere(int partition, List<NodeAddress> replicas,
                                                              Consumer<String> progress, LeaderHandover handover) {
         return run(steps -> {
-            if (!groupConf(partition).isVoter(node.nodeId())) {
+            if (!leadership.groupConf(partition).isVoter(node.nodeId())) {
                 throw new MembershipException(MembershipException.Failure.NOT_LEADER, node.leaderOf(partition), "node " + node.nodeId()
                         + " holds no voting replica of partition " + partition);
             }
@@ -142,7 +137,7 @@ public final class MembershipChanges {
             Steps steps = new Steps(progress, handover, peers);
             try {
                 if (membershipChange) {
-                    requireLeaderOf(0);
+                    leadership.requireLeaderOf(0);
                 }
                 change.accept(steps);
                 if (membershipChange) {
@@ -158,7 +153,7 @@ public final class MembershipChanges {
 
     private void add(NodeAddress newNode, Steps steps) {
         int id = newNode.nodeId();
-        Membership members = groupConf(0);
+        Membership members = leadership.groupConf(0);
         Optional<NodeAddress> same = members.member(id);
         if (same.isPresent() && !same.get().raftAddress().equals(newNode.raftAddress())) {
             throw new MembershipException(MembershipException.Failure.INVALID, -1, "node " + id + " is already a member with Raft address "
@@ -196,8 +191,8 @@ public final class MembershipChanges {
     private void moveReplicas(ClusterSpec target, Steps steps) {
         for (int p = 1; p < target.partitions(); p++) {
             List<NodeAddress> wanted = target.replicas(p).stream().map(target::peer).toList();
-            if (node.hosts(p) && groupConf(p).voterIds().equals(target.replicas(p).stream().sorted().toList())
-                    && groupConf(p).listeners().isEmpty()) {
+            if (node.hosts(p) && leadership.groupConf(p).voterIds().equals(target.replicas(p).stream().sorted().toList())
+                    && leadership.groupConf(p).listeners().isEmpty()) {
                 continue;
             }
             movePartition(p, wanted, steps);
@@ -220,11 +215,11 @@ public final class MembershipChanges {
                             + ": could not create a replica on node " + node.nodeId() + ": " + e.getMessage());
                 }
             } else {
-                await(steps.peers.hostReplica(replica.nodeId(), partition), "partition " + partition
+                MembershipWaits.await(steps.peers.hostReplica(replica.nodeId(), partition), "partition " + partition
                         + ": create a replica on node " + replica.nodeId());
             }
         }
-        if (groupConf(partition).isVoter(node.nodeId())) {
+        if (leadership.groupConf(partition).isVoter(node.nodeId())) {
             try {
                 changeGroup(partition, wanted, steps);
                 return;
@@ -243,7 +238,7 @@ public final class MembershipChanges {
      * else each member in turn (one that holds no voting replica says so at once).
      */
     private void moveOnAnotherNode(int partition, List<NodeAddress> wanted, Steps steps) {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HANDOVER_TIMEOUT_MS);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MembershipWaits.HANDOVER_TIMEOUT_MS);
         String lastFailure = "no node answered";
         while (System.nanoTime() < deadline) {
             java.util.LinkedHashSet<Integer> candidates = new java.util.LinkedHashSet<>();
@@ -258,7 +253,7 @@ public final class MembershipChanges {
                         + wanted.stream().map(NodeAddress::nodeId).toList());
                 try {
                     List<String> done = steps.peers.movePartition(candidate, partition, wanted)
-                            .get(CONF_CHANGE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+                            .get(MembershipWaits.CONF_CHANGE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
                     done.forEach(step -> steps.say("node " + candidate + ": " + step));
                     return;
                 } catch (ExecutionException e) {
@@ -269,14 +264,14 @@ public final class MembershipChanges {
                     lastFailure = "node " + candidate + ": " + e.getCause().getMessage();
                 } catch (TimeoutException e) {
                     throw new MembershipException(MembershipException.Failure.TIMEOUT, -1, "partition " + partition + ": node "
-                            + candidate + " did not finish moving it in " + CONF_CHANGE_TIMEOUT_MS
+                            + candidate + " did not finish moving it in " + MembershipWaits.CONF_CHANGE_TIMEOUT_MS
                             + " ms; re-run the command to resume");
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new MembershipException(MembershipException.Failure.TIMEOUT, -1, "interrupted");
                 }
             }
-            sleep(POLL_MS * 5);
+            MembershipWaits.sleep(MembershipWaits.POLL_MS * 5);
         }
         throw new MembershipException(MembershipException.Failure.TIMEOUT, -1, "partition " + partition + ": no voter of it took the "
                 + "move (" + lastFailure + "); re-run the command");
@@ -288,20 +283,20 @@ public final class MembershipChanges {
      * a remaining voter first and fails with LEADERSHIP_MOVED.
      */
     private void changeGroup(int p, List<NodeAddress> wanted, Steps steps) {
-        leadHere(p, steps);
+        leadership.leadHere(p, steps.handover, steps::say);
         java.util.Set<Integer> wantedIds = new java.util.TreeSet<>(wanted.stream().map(NodeAddress::nodeId).toList());
         for (NodeAddress replica : wanted) {
-            if (!groupConf(p).isVoter(replica.nodeId())) {
+            if (!leadership.groupConf(p).isVoter(replica.nodeId())) {
                 addToGroup(p, replica, steps);
             }
         }
-        Membership group = groupConf(p);
+        Membership group = leadership.groupConf(p);
         for (NodeAddress member : group.all()) {
             if (wantedIds.contains(member.nodeId())) {
                 continue;
             }
             if (member.nodeId() == node.nodeId()) {
-                int target = moveLeadershipOff(p, node.nodeId(), wantedIds, steps);
+                int target = leadership.moveOff(p, node.nodeId(), wantedIds, steps::say);
                 throw new MembershipException(MembershipException.Failure.LEADERSHIP_MOVED, target, "node " + node.nodeId()
                         + " leaves partition " + p + "; leadership moved to node " + target + ", which removes it");
             }
@@ -311,14 +306,14 @@ public final class MembershipChanges {
 
     /** On {@code p}'s leader: takes node {@code id} out of its group, if the voters left keep a quorum. */
     private void removeFromGroup(int p, int id, Steps steps) {
-        leadHere(p, steps);
-        Membership group = groupConf(p);
+        leadership.leadHere(p, steps.handover, steps::say);
+        Membership group = leadership.groupConf(p);
         if (!group.contains(id)) {
             return;
         }
         if (group.isVoter(id)) {
             int others = group.voters().size() - 1;
-            int live = liveVoters(p, id, others / 2 + 1);
+            int live = leadership.liveVoters(p, id, others / 2 + 1);
             if (others == 0 || live < others / 2 + 1) {
                 throw new MembershipException(MembershipException.Failure.QUORUM, -1, "partition " + p + ": removing node " + id
                         + " leaves " + others + " voters of which " + live + " answer, below the quorum of "
@@ -328,16 +323,16 @@ public final class MembershipChanges {
         List<NodeAddress> voters = group.voters().stream().filter(v -> v.nodeId() != id).toList();
         List<NodeAddress> listeners = group.listeners().stream().filter(v -> v.nodeId() != id).toList();
         steps.say("partition " + p + ": removing node " + id);
-        await(node.setGroupConfiguration(p, voters, listeners), "partition " + p + ": remove node " + id);
+        MembershipWaits.await(node.setGroupConfiguration(p, voters, listeners), "partition " + p + ": remove node " + id);
         steps.say("partition " + p + ": node " + id + " removed");
     }
 
     private void addToGroup(int p, NodeAddress newNode, Steps steps) {
         int id = newNode.nodeId();
-        if (!groupConf(p).isVoter(id)) {
-            leadHere(p, steps); // only a partition's leader changes its configuration
+        if (!leadership.groupConf(p).isVoter(id)) {
+            leadership.leadHere(p, steps.handover, steps::say); // only a partition's leader changes its configuration
         }
-        Membership group = groupConf(p);
+        Membership group = leadership.groupConf(p);
         if (group.isVoter(id)) {
             steps.say("partition " + p + ": node " + id + " is already a voter");
             return;
@@ -359,14 +354,14 @@ public final class MembershipChanges {
         java.util.concurrent.CompletableFuture<org.apache.ratis.protocol.RaftClientReply> change =
                 node.setGroupConfiguration(p, voters, listeners);
         reportCatchUpUntil(change, p, id, steps);
-        await(change, "partition " + p + ": add node " + id
+        MembershipWaits.await(change, "partition " + p + ": add node " + id
                 + " (is it running with cluster.join, and its Raft port reachable?)");
         steps.say("partition " + p + ": node " + id + " caught up and promoted to voter");
     }
 
     private void requireQuorumWith(int p, Membership group, int id) {
         int newQuorum = (group.voters().size() + 1) / 2 + 1;
-        int liveVoters = liveVoters(p, -1, newQuorum - 1);
+        int liveVoters = leadership.liveVoters(p, -1, newQuorum - 1);
         // The new voter joins only once caught up, so it counts: etcd's "started members >= new quorum".
         if (liveVoters + 1 < newQuorum) {
             throw new MembershipException(MembershipException.Failure.QUORUM, -1, "partition " + p + ": only " + liveVoters + " of "
@@ -379,7 +374,7 @@ public final class MembershipChanges {
     private void reportCatchUpUntil(java.util.concurrent.CompletableFuture<?> change, int p, int id, Steps steps) {
         long lastSaid = System.currentTimeMillis();
         while (!change.isDone()) {
-            sleep(POLL_MS);
+            MembershipWaits.sleep(MembershipWaits.POLL_MS);
             long now = System.currentTimeMillis();
             if (now - lastSaid >= PROGRESS_EVERY_MS) {
                 lastSaid = now;
@@ -393,14 +388,14 @@ public final class MembershipChanges {
     }
 
     private void remove(int id, Steps steps) {
-        Membership members = groupConf(0);
+        Membership members = leadership.groupConf(0);
         if (!members.contains(id)) {
             steps.say("node " + id + " is not a member (already removed)");
             return;
         }
         if (id == node.nodeId()) {
             // This node runs changes because it leads partition 0: the next leader removes it.
-            int target = moveLeadershipOff(0, id, steps);
+            int target = leadership.moveOff(0, id, steps::say);
             throw new MembershipException(MembershipException.Failure.LEADERSHIP_MOVED, target, "node " + id
                     + " led partition 0; leadership moved to node " + target + ", which removes it");
         }
@@ -413,7 +408,7 @@ public final class MembershipChanges {
             // The strict check on partition 0 before anything changes; each other partition's
             // removal is checked again by its leader.
             int others = members.voters().size() - 1;
-            int live = liveVoters(0, id, others / 2 + 1);
+            int live = leadership.liveVoters(0, id, others / 2 + 1);
             if (live < others / 2 + 1) {
                 throw new MembershipException(MembershipException.Failure.QUORUM, -1, "partition 0: removing node " + id + " leaves "
                         + others + " voters of which " + live + " answer, below the quorum of " + (others / 2 + 1)
@@ -424,180 +419,6 @@ public final class MembershipChanges {
         // 0 (the membership) last, so every node keeps placing with the node until the moves are done.
         moveReplicas(target, steps);
         removeFromGroup(0, id, steps);
-    }
-
-    private int moveLeadershipOff(int p, int id, Steps steps) {
-        return moveLeadershipOff(p, id, null, steps);
-    }
-
-    /** Hands {@code p}'s leadership from {@code id} (this node) to the most caught-up voter of {@code to} (null: any). */
-    private int moveLeadershipOff(int p, int id, java.util.Set<Integer> to, Steps steps) {
-        PartitionStatus status = node.status(p);
-        Membership group = groupConf(p);
-        PartitionStatus.Replica best = status.replicas().stream()
-                .filter(r -> r.nodeId() != id && group.isVoter(r.nodeId()))
-                .filter(r -> to == null || to.contains(r.nodeId()))
-                .filter(r -> r.lastRpcElapsedMs() < node.tuning().electionTimeoutMaxMs())
-                .min(java.util.Comparator.comparingLong(PartitionStatus.Replica::lagEntries))
-                .orElseThrow(() -> new MembershipException(MembershipException.Failure.QUORUM, -1, "partition " + p
-                        + ": no other voter answers to take leadership from node " + id));
-        steps.say("partition " + p + ": moving leadership from node " + id + " to node " + best.nodeId());
-        for (int attempt = 1; ; attempt++) {
-            try {
-                RaftClientReply reply = await(node.transferLeadership(p, best.nodeId(), 10_000),
-                        "partition " + p + ": transfer leadership to node " + best.nodeId());
-                LOG.info("node {}: partition {} handed to node {} before removing node {}: {}", node.nodeId(), p,
-                        best.nodeId(), id, reply.isSuccess());
-                return best.nodeId();
-            } catch (MembershipException e) {
-                // A transfer that failed may still have moved the leadership off this node, to
-                // another voter than the one asked (seen in ReplicaMoveIT: an election during the
-                // transfer; the retry then failed NotLeaderException): that is what was wanted.
-                int movedTo = leaderElsewhere(p, id);
-                if (movedTo >= 0) {
-                    steps.say("partition " + p + ": " + e.getMessage() + "; the leadership moved to node " + movedTo
-                            + " meanwhile");
-                    return movedTo;
-                }
-                if (attempt == 2) {
-                    throw e;
-                }
-                // Ratis refuses a transfer now and then (DIFFERENT_LEADER: the target was not elected in
-                // time, e.g. just promoted on a busy machine): once more before the change gives up.
-                steps.say("partition " + p + ": " + e.getMessage() + "; trying once more");
-                sleep(TRANSFER_RETRY_PAUSE_MS);
-            }
-        }
-    }
-
-    /**
-     * The node that leads {@code p} now if this node ({@code id}) no longer does: waits up to two
-     * election timeouts for it to be known. -1 while this node still leads, or none is known.
-     */
-    private int leaderElsewhere(int p, int id) {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2L * node.tuning().electionTimeoutMaxMs());
-        while (!node.isLeader(p)) {
-            int leader = node.leaderOf(p);
-            if (leader >= 0 && leader != id) {
-                return leader;
-            }
-            if (System.nanoTime() > deadline) {
-                return -1;
-            }
-            sleep(POLL_MS);
-        }
-        return -1;
-    }
-
-    /**
-     * The leader plus the voters (other than {@code excluded}) it heard from within the minimum
-     * election timeout (a live follower answers a heartbeat every half of it), waiting up to two
-     * maximum election timeouts for {@code wanted} of them: a leader elected an instant ago (a
-     * partition handed over for the change) has not heard from its followers yet, nor has any
-     * leader from a voter restarted an instant ago (a re-run after a crash), and refusing either
-     * for a quorum it has was seen in ReplicaMoveIT. A voter killed an instant ago still counts:
-     * as for etcd, the check is as fresh as the leader's view.
-     */
-    private int liveVoters(int p, int excluded, int wanted) {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2L * node.tuning().electionTimeoutMaxMs());
-        int live = liveVotersNow(p, excluded);
-        while (live < wanted && System.nanoTime() < deadline) {
-            sleep(POLL_MS);
-            live = liveVotersNow(p, excluded);
-        }
-        return live;
-    }
-
-    private int liveVotersNow(int p, int excluded) {
-        Membership group = groupConf(p);
-        long limitMs = node.tuning().electionTimeoutMinMs();
-        int live = node.nodeId() == excluded ? 0 : 1;
-        for (PartitionStatus.Replica r : node.status(p).replicas()) {
-            if (r.nodeId() != excluded && group.isVoter(r.nodeId()) && r.lastRpcElapsedMs() < limitMs) {
-                live++;
-            }
-        }
-        return live;
-    }
-
-    /**
-     * Makes this node the leader of {@code p} if another node leads it: that node is asked to hand
-     * it over (the leader balancer of this node waits while a change runs, so it stays here until
-     * the change is done; then the balancer gives it back to its preferred leader).
-     */
-    private void leadHere(int p, Steps steps) {
-        if (node.isLeaderReady(p)) {
-            return;
-        }
-        steps.say("partition " + p + ": asking node " + node.leaderOf(p) + ", its leader, to hand it to node "
-                + node.nodeId());
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HANDOVER_TIMEOUT_MS);
-        CompletableFuture<?> asked = null;
-        String lastFailure = "";
-        while (!node.isLeaderReady(p) && System.nanoTime() < deadline) {
-            if (asked == null || asked.isDone()) {
-                if (asked != null) {
-                    // Answered, and this node is still not the leader: the leader was dead, changed
-                    // meanwhile (an election), or the transfer failed. Ask whoever leads now.
-                    if (asked.isCompletedExceptionally()) {
-                        lastFailure = ": " + asked.handle((r, e) -> String.valueOf(e)).join();
-                    }
-                    sleep(POLL_MS);
-                }
-                asked = steps.handover.request(p, node.nodeId());
-            }
-            sleep(POLL_MS);
-        }
-        if (!node.isLeaderReady(p)) {
-            throw new MembershipException(MembershipException.Failure.NOT_LEADER, node.leaderOf(p), "node " + node.nodeId()
-                    + " does not lead partition " + p + " (leader: " + node.leaderOf(p) + ") and it was not handed "
-                    + "over within " + HANDOVER_TIMEOUT_MS + " ms" + lastFailure + "; re-run the command");
-        }
-    }
-
-    private void requireLeaderOf(int p) {
-        if (!node.isLeaderReady(p)) {
-            throw new MembershipException(MembershipException.Failure.NOT_LEADER, node.leaderOf(p), "node " + node.nodeId()
-                    + " does not lead partition " + p + " (leader: " + node.leaderOf(p) + ")");
-        }
-    }
-
-    /** Partition {@code p}'s configuration as this node's replica sees it; empty where it has no replica. */
-    private Membership groupConf(int p) {
-        return node.hosts(p) ? node.groupMembership(p).orElse(new Membership(List.of(), List.of(), -1))
-                : new Membership(List.of(), List.of(), -1);
-    }
-
-    private static <T> T await(CompletableFuture<T> future, String what) {
-        try {
-            T result = future.get(CONF_CHANGE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-            if (result instanceof RaftClientReply reply && !reply.isSuccess()) {
-                throw new MembershipException(MembershipException.Failure.TIMEOUT, -1, what + " failed: " + reply.getException());
-            }
-            return result;
-        } catch (TimeoutException e) {
-            throw new MembershipException(MembershipException.Failure.TIMEOUT, -1, what + ": no answer in " + CONF_CHANGE_TIMEOUT_MS
-                    + " ms; re-run the command to resume");
-        } catch (ExecutionException e) {
-            if (String.valueOf(e.getCause()).contains("ReconfigurationInProgress")) {
-                throw new MembershipException(MembershipException.Failure.IN_PROGRESS, -1, what + ": the group is still changing its "
-                        + "configuration (a node being added is staged until it answers and catches up): start that "
-                        + "node, then re-run; " + e.getCause());
-            }
-            throw new MembershipException(MembershipException.Failure.TIMEOUT, -1, what + " failed: " + e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new MembershipException(MembershipException.Failure.TIMEOUT, -1, what + ": interrupted");
-        }
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new MembershipException(MembershipException.Failure.TIMEOUT, -1, "interrupted");
-        }
     }
 
     void close() {
