@@ -69,7 +69,7 @@ final class ClusterAdminCalls {
     ClusterStatusResponse clusterStatus(boolean includeStateDigest) {
         ClusterStatusRequest request = ClusterStatusRequest.newBuilder().setIncludeStateDigest(includeStateDigest).build();
         ClusterStatusResponse response = anyNode(stub -> stub.clusterStatus(request), "asking for the cluster status");
-        CohortClient.throwIfError(response.getErrorCode(), response.getErrorMessage(), "asking for the cluster status");
+        ErrorCodes.throwIfError(response.getErrorCode(), response.getErrorMessage(), "asking for the cluster status");
         return response;
     }
 
@@ -82,7 +82,7 @@ final class ClusterAdminCalls {
         CreateAclsRequest request = CreateAclsRequest.newBuilder().addAllCreations(acls).build();
         CreateAclsResponse response = clusterStateLeader(stub -> stub.createAcls(request),
                 CreateAclsResponse::getErrorCode, "adding ACLs");
-        CohortClient.throwIfError(response.getErrorCode(), response.getErrorMessage(), "adding ACLs");
+        ErrorCodes.throwIfError(response.getErrorCode(), response.getErrorMessage(), "adding ACLs");
         return response;
     }
 
@@ -90,14 +90,14 @@ final class ClusterAdminCalls {
         DeleteAclsRequest request = DeleteAclsRequest.newBuilder().addAllFilters(filters).build();
         DeleteAclsResponse response = clusterStateLeader(stub -> stub.deleteAcls(request),
                 DeleteAclsResponse::getErrorCode, "removing ACLs");
-        CohortClient.throwIfError(response.getErrorCode(), response.getErrorMessage(), "removing ACLs");
+        ErrorCodes.throwIfError(response.getErrorCode(), response.getErrorMessage(), "removing ACLs");
         return response;
     }
 
     List<AclBinding> describeAcls(AclBindingFilter filter) {
         DescribeAclsRequest request = DescribeAclsRequest.newBuilder().setFilter(filter).build();
         DescribeAclsResponse response = anyNode(stub -> stub.describeAcls(request), "listing ACLs");
-        CohortClient.throwIfError(response.getErrorCode(), response.getErrorMessage(), "listing ACLs");
+        ErrorCodes.throwIfError(response.getErrorCode(), response.getErrorMessage(), "listing ACLs");
         return response.getAclsList();
     }
 
@@ -123,7 +123,7 @@ final class ClusterAdminCalls {
     List<TopicDescription> listTopics(Collection<String> names) {
         ListTopicsRequest request = ListTopicsRequest.newBuilder().addAllNames(names).build();
         ListTopicsResponse response = anyNode(stub -> stub.listTopics(request), "listing topics");
-        CohortClient.throwIfError(response.getErrorCode(), response.getErrorMessage(), "listing topics");
+        ErrorCodes.throwIfError(response.getErrorCode(), response.getErrorMessage(), "listing topics");
         return response.getTopicsList();
     }
 
@@ -132,7 +132,7 @@ final class ClusterAdminCalls {
     DescribeGroupConfigResponse describeGroupConfig(int nodeId) {
         DescribeGroupConfigResponse response = oneNode(nodeId,
                 stub -> stub.describeGroupConfig(DescribeGroupConfigRequest.getDefaultInstance()));
-        CohortClient.throwIfError(response.getErrorCode(), response.getErrorMessage(),
+        ErrorCodes.throwIfError(response.getErrorCode(), response.getErrorMessage(),
                 "reading the group settings of node " + nodeId);
         return response;
     }
@@ -145,7 +145,7 @@ final class ClusterAdminCalls {
                 endpoint -> stub(endpoint, requestTimeout.multipliedBy(3)).alterGroupConfig(request.build()),
                 "changing group settings");
         if (response.getPartitionsCount() == 0) {
-            CohortClient.throwIfError(response.getErrorCode(), response.getErrorMessage(), "changing group settings");
+            ErrorCodes.throwIfError(response.getErrorCode(), response.getErrorMessage(), "changing group settings");
         }
         return response;
     }
@@ -168,21 +168,21 @@ final class ClusterAdminCalls {
         // COORDINATOR_NOT_AVAILABLE also when leadership moved off the node being removed.
         MembershipChangeResponse response = leaderCall(CLUSTER_STATE_PARTITION, timeout.plus(requestTimeout),
                 call, MembershipChangeResponse::getErrorCode, what);
-        CohortClient.throwIfError(response.getErrorCode(), response.getErrorMessage(), what);
+        ErrorCodes.throwIfError(response.getErrorCode(), response.getErrorMessage(), what);
         return response;
     }
 
     DescribeMembershipResponse describeMembership(int nodeId) {
         DescribeMembershipResponse response = oneNode(nodeId,
                 stub -> stub.describeMembership(DescribeMembershipRequest.getDefaultInstance()));
-        CohortClient.throwIfError(response.getErrorCode(), response.getErrorMessage(), "describing the membership");
+        ErrorCodes.throwIfError(response.getErrorCode(), response.getErrorMessage(), "describing the membership");
         return response;
     }
 
     DescribeMembershipResponse describeMembership() {
         DescribeMembershipResponse response = anyNode(
                 stub -> stub.describeMembership(DescribeMembershipRequest.getDefaultInstance()), "describing the membership");
-        CohortClient.throwIfError(response.getErrorCode(), response.getErrorMessage(), "describing the membership");
+        ErrorCodes.throwIfError(response.getErrorCode(), response.getErrorMessage(), "describing the membership");
         return response;
     }
 
@@ -192,7 +192,7 @@ final class ClusterAdminCalls {
         TransferLeadershipResponse response = leaderCall(partition, timeout.plus(requestTimeout),
                 stub -> stub.transferLeadership(request), TransferLeadershipResponse::getErrorCode,
                 "transferring leadership");
-        CohortClient.throwIfError(response.getErrorCode(), response.getErrorMessage(),
+        ErrorCodes.throwIfError(response.getErrorCode(), response.getErrorMessage(),
                 "moving partition " + partition + " to node " + nodeId);
         router.forgetCoordinator(partition);
     }

@@ -188,7 +188,7 @@ public final class CohortClient implements AutoCloseable {
     ClusterRouter.Answered<OffsetCommitResponse> answeredOffsetCommit(OffsetCommitRequest request, Duration budget) {
         return router.answeredGroupCall(request.getGroupId(), requestTimeout, budget,
                 (stub) -> stub.offsetCommit(request),
-                r -> new Routing(firstPartitionError(r), r.hasLeaderHint() ? r.getLeaderHint() : null), true);
+                r -> new Routing(OffsetCommitMessages.firstPartitionError(r), r.hasLeaderHint() ? r.getLeaderHint() : null), true);
     }
 
     /**
@@ -253,9 +253,9 @@ public final class CohortClient implements AutoCloseable {
             return;
         }
         ClusterRouter.Answered<OffsetCommitResponse> answered = answeredOffsetCommit(
-                commitRequest(groupId, -1, "", Optional.empty(), offsets), apiTimeout);
+                OffsetCommitMessages.request(groupId, -1, "", Optional.empty(), offsets), apiTimeout);
         try {
-            throwIfCommitFailed(answered.response(), groupId);
+            OffsetCommitMessages.throwIfFailed(answered.response(), groupId);
         } catch (CohortException e) {
             throw ClusterRouter.afterUnansweredAttempt(e, answered.unansweredAttempt());
         }
@@ -445,54 +445,7 @@ public final class CohortClient implements AutoCloseable {
     }
 
     // ---------------------------------------------------------------------------------------------
-    // Internals shared with GroupMember
-
-    /** Builds an OffsetCommit request. */
-    static OffsetCommitRequest commitRequest(String groupId, int generationId, String memberId,
-            Optional<String> groupInstanceId, Map<TopicPartition, OffsetAndMetadata> offsets) {
-        OffsetCommitRequest.Builder request = OffsetCommitRequest.newBuilder().setGroupId(groupId)
-                .setGenerationIdOrMemberEpoch(generationId).setMemberId(memberId);
-        groupInstanceId.ifPresent(request::setGroupInstanceId);
-        Map<String, OffsetCommitRequest.Topic.Builder> topics = new TreeMap<>();
-        new TreeMap<>(offsets).forEach((tp, offset) -> topics
-                .computeIfAbsent(tp.topic(), t -> OffsetCommitRequest.Topic.newBuilder().setName(t))
-                .addPartitions(OffsetCommitRequest.Partition.newBuilder().setPartitionIndex(tp.partition())
-                        .setCommittedOffset(offset.offset()).setCommittedLeaderEpoch(offset.leaderEpoch())
-                        .setCommittedMetadata(offset.metadata())));
-        topics.values().forEach(request::addTopics);
-        return request.build();
-    }
-
-    /** Throws the first partition error of a commit response, if any. */
-    static void throwIfCommitFailed(OffsetCommitResponse response, String groupId) {
-        for (OffsetCommitResponse.Topic topic : response.getTopicsList()) {
-            for (OffsetCommitResponse.Partition p : topic.getPartitionsList()) {
-                if (p.getErrorCode() != ErrorCode.NONE) {
-                    throw new CohortException(p.getErrorCode(), "committing " + topic.getName() + ":"
-                            + p.getPartitionIndex() + " for group '" + groupId + "'"
-                            + (response.getErrorMessage().isEmpty() ? "" : ": " + response.getErrorMessage()));
-                }
-            }
-        }
-    }
-
-    // ---------------------------------------------------------------------------------------------
     // Call machinery
-
-    private static ErrorCode firstPartitionError(OffsetCommitResponse response) {
-        for (OffsetCommitResponse.Topic topic : response.getTopicsList()) {
-            for (OffsetCommitResponse.Partition p : topic.getPartitionsList()) {
-                return p.getErrorCode();
-            }
-        }
-        return ErrorCode.NONE;
-    }
-
-    static void throwIfError(ErrorCode code, String message, String what) {
-        if (code != ErrorCode.NONE) {
-            throw new CohortException(code, what + (message.isEmpty() ? "" : ": " + message));
-        }
-    }
 
     /**
      * Sends a group call to the group's coordinator, re-routing and retrying routing errors and

@@ -87,7 +87,7 @@ final class ConsumerGroupCalls {
         } catch (CohortException e) {
             throw unsupportedIfUnimplemented(e, "ListTopics");
         }
-        CohortClient.throwIfError(response.getErrorCode(), response.getErrorMessage(), "listing topics");
+        ErrorCodes.throwIfError(response.getErrorCode(), response.getErrorMessage(), "listing topics");
         return response.getTopicsList();
     }
 

@@ -33,4 +33,11 @@ public final class ErrorCodes {
     public static boolean isRouting(ErrorCode code) {
         return ROUTING.contains(code);
     }
+
+    /** Throws a CohortException for {@code code} unless it is NONE; {@code what} names the call. */
+    static void throwIfError(ErrorCode code, String message, String what) {
+        if (code != ErrorCode.NONE) {
+            throw new CohortException(code, what + (message.isEmpty() ? "" : ": " + message));
+        }
+    }
 }

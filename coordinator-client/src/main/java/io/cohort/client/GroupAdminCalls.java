@@ -1,6 +1,6 @@
 package io.cohort.client;
 
-import static io.cohort.client.CohortClient.throwIfError;
+import static io.cohort.client.ErrorCodes.throwIfError;
 
 import io.cohort.api.v1.DeleteGroupsRequest;
 import io.cohort.api.v1.DeleteGroupsResponse;

@@ -167,7 +167,7 @@ final class OffsetCommits {
         while (true) {
             ClusterRouter.Answered<OffsetCommitResponse> answered;
             try {
-                answered = client.answeredOffsetCommit(CohortClient.commitRequest(groupId,
+                answered = client.answeredOffsetCommit(OffsetCommitMessages.request(groupId,
                         target.generationOrEpoch(), target.memberId(), groupInstanceId, offsets), client.apiTimeout());
             } catch (CohortException e) {
                 throw ClusterRouter.afterUnansweredAttempt(e, unanswered);
@@ -176,7 +176,7 @@ final class OffsetCommits {
                 unanswered = answered.unansweredAttempt();
             }
             try {
-                CohortClient.throwIfCommitFailed(answered.response(), groupId);
+                OffsetCommitMessages.throwIfFailed(answered.response(), groupId);
                 return;
             } catch (CohortException e) {
                 Membership.CommitTarget retry = membership.retryCommitAfter(e.errorCode(), target, deadline);
