@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -41,6 +42,8 @@ final class OffsetCommits {
     private long nextAutoCommitNanos;
     /** Sends commits one at a time, in submission order. */
     private final ExecutorService committer;
+    /** The committer's current worker (it ends when idle and a new one starts), for {@link #serialExecutor}. */
+    private volatile Thread committerThread;
 
     OffsetCommits(CohortClient client, String groupId, Optional<String> groupInstanceId, Membership membership,
             Duration autoCommitInterval) {
@@ -54,7 +57,11 @@ final class OffsetCommits {
         // One worker keeps the order; it ends when idle, so that members that rarely commit (or
         // many members in one JVM) hold no thread for it.
         ThreadPoolExecutor serial = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-                r -> Membership.daemon(r, name));
+                r -> {
+                    Thread worker = Membership.daemon(r, name);
+                    committerThread = worker;
+                    return worker;
+                });
         serial.allowCoreThreadTimeOut(true);
         this.committer = serial;
     }
@@ -73,7 +80,16 @@ final class OffsetCommits {
     }
 
     private void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets, boolean wakeable) {
-        await(commitAsync(offsets), wakeable, "commit");
+        await(commit(offsets, serialExecutor()), wakeable, "commit");
+    }
+
+    /**
+     * Where a call that must follow the commits already made runs: the committer; on the committer
+     * thread itself (code chained on a commitAsync future runs there), at once, since queuing
+     * behind the task that waits for it would only wait out the timeout.
+     */
+    private Executor serialExecutor() {
+        return Thread.currentThread() == committerThread ? Runnable::run : committer;
     }
 
     /**
@@ -84,7 +100,7 @@ final class OffsetCommits {
     <T> T fetchAfterCommits(Supplier<T> fetch) {
         CompletableFuture<T> fetched = new CompletableFuture<>();
         try {
-            committer.execute(() -> {
+            serialExecutor().execute(() -> {
                 try {
                     fetched.complete(fetch.get());
                 } catch (RuntimeException e) {
@@ -131,6 +147,11 @@ final class OffsetCommits {
     }
 
     CompletableFuture<Void> commitAsync(Map<TopicPartition, OffsetAndMetadata> offsets) {
+        return commit(offsets, committer);
+    }
+
+    /** Validates and sends a commit on {@code executor}; the future completes with its answer. */
+    private CompletableFuture<Void> commit(Map<TopicPartition, OffsetAndMetadata> offsets, Executor executor) {
         Map<TopicPartition, OffsetAndMetadata> copy = new TreeMap<>(offsets);
         Membership.CommitTarget target = membership.commitTarget();
         CompletableFuture<Void> done = new CompletableFuture<>();
@@ -144,7 +165,7 @@ final class OffsetCommits {
                     "member of group '" + groupId + "' has no current generation (rebalancing or not joined)"));
             return done;
         }
-        committer.execute(() -> {
+        executor.execute(() -> {
             try {
                 sendCommit(copy, target);
                 done.complete(null);

@@ -254,6 +254,26 @@ class ClassicPollTimeoutTest {
         assertThat(fetchCalls).hasValue(1);
     }
 
+    @Test
+    void commitSyncAndCommittedChainedOnACommitAsyncRunAtOnceOnTheCommitterThread() throws Exception {
+        start();
+        joinStable();
+
+        CompletableFuture<Map<TopicPartition, OffsetAndMetadata>> chained = member
+                .commitAsync(Map.of(PARTITIONS.get(0), new OffsetAndMetadata(5)))
+                .thenApply(committed -> {
+                    // On the committer thread: queued behind this very task, these would wait out
+                    // the api timeout and fail with REQUEST_TIMED_OUT.
+                    member.commitSync(Map.of(PARTITIONS.get(1), new OffsetAndMetadata(7)));
+                    return member.committed(PARTITIONS);
+                });
+        await().atMost(RETURNED).until(() -> parkedCommit.get() != null);
+        answerCommitsAtOnce = true;
+        answerParkedCommit(); // completes the commitAsync on the committer thread, which runs the chain
+        assertThat(chained.get(RETURNED.toSeconds(), TimeUnit.SECONDS)).isEqualTo(Map.of(
+                PARTITIONS.get(0), new OffsetAndMetadata(5), PARTITIONS.get(1), new OffsetAndMetadata(7)));
+    }
+
     /** Polls until the member owns both partitions in generation 1 (the test answers its parked join). */
     private void joinStable() throws Exception {
         assertThat(poll()).isEmpty();
