@@ -149,6 +149,13 @@ final class ClassicMembership extends Membership {
     }
 
     @Override
+    boolean refusesCommitsWhileRebalancing() {
+        synchronized (lock) {
+            return state == State.REBALANCING;
+        }
+    }
+
+    @Override
     boolean closedLocked() {
         return state == State.CLOSED;
     }
@@ -369,6 +376,11 @@ final class ClassicMembership extends Membership {
         added.removeAll(before);
         synchronized (lock) {
             assignmentGeneration = joined.generationId();
+            // Stable before the callbacks, as Kafka's SyncGroup handler makes it: a commit in
+            // onPartitionsRevoked or onPartitionsAssigned carries the new generation.
+            if (state == State.REBALANCING) {
+                state = State.STABLE;
+            }
         }
         assignors.stream().filter(a -> a.name().equals(joined.protocolName())).findFirst()
                 .ifPresent(a -> a.onAssignment(assignment, joined.generationId()));
@@ -381,13 +393,8 @@ final class ClassicMembership extends Membership {
             listener.onPartitionsRevoked(List.copyOf(revoked));
         }
         owned = Set.copyOf(assigned);
-        synchronized (lock) {
-            if (state == State.REBALANCING) {
-                state = State.STABLE;
-            }
-            if (revokeFirst) {
-                rejoinNeeded = true;
-            }
+        if (revokeFirst) {
+            requestRejoin("partitions revoked (cooperative): the new owners get them in the next rebalance");
         }
         LOG.info("group {}: member {} in generation {} owns {} partitions ({} added, {} revoked)", groupId,
                 joined.memberId(), joined.generationId(), assigned.size(), added.size(), revoked.size());

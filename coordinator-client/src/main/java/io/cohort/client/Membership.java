@@ -88,6 +88,16 @@ abstract class Membership {
         return null;
     }
 
+    /**
+     * Whether a commit made now must fail at once with REBALANCE_IN_PROGRESS rather than be sent:
+     * a classic member between its JoinGroup and its assignment, whose generation is about to
+     * change (Kafka's {@code generationIfStable} is null then). The consumer protocol commits with
+     * its epoch throughout.
+     */
+    boolean refusesCommitsWhileRebalancing() {
+        return false;
+    }
+
     /** A commit sent with {@code target} failed with {@code e}: reacts (rejoin, fence) and says what to throw. */
     abstract RuntimeException onCommitFailed(CohortException e, CommitTarget target);
 

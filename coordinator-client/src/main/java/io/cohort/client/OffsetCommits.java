@@ -165,6 +165,14 @@ final class OffsetCommits {
                     "member of group '" + groupId + "' has no current generation (rebalancing or not joined)"));
             return done;
         }
+        if (membership.refusesCommitsWhileRebalancing()) {
+            // Kafka fails it at once too (RebalanceInProgressException): sent now, it would carry the
+            // generation the rebalance is replacing, and its ILLEGAL_GENERATION could arrive before
+            // the member learned of its new generation, resetting a member that is in it.
+            done.completeExceptionally(new CommitFailedException(ErrorCode.REBALANCE_IN_PROGRESS,
+                    "member of group '" + groupId + "' is rebalancing: poll until the rebalance completes, then commit"));
+            return done;
+        }
         executor.execute(() -> {
             try {
                 sendCommit(copy, target);
@@ -238,8 +246,8 @@ final class OffsetCommits {
                 due.put(tp, offset);
             }
         });
-        if (due.isEmpty() || membership.commitGeneration() < 0) {
-            return;
+        if (due.isEmpty() || membership.commitGeneration() < 0 || membership.refusesCommitsWhileRebalancing()) {
+            return; // committed after the rebalance: at the next interval, or before a revocation
         }
         try {
             // Not woken by GroupMember.wakeup, as Kafka's auto-commit and close are not.

@@ -81,6 +81,8 @@ class ClassicPollTimeoutTest {
     private final AtomicInteger fetchCalls = new AtomicInteger();
     private volatile boolean parkFetches;
     private volatile boolean answerCommitsAtOnce;
+    private volatile boolean heartbeatsAnswerRebalance;
+    private volatile int lastCommitGeneration = -1;
     private volatile boolean refuseJoins;
     private Server server;
     private CohortClient client;
@@ -274,6 +276,34 @@ class ClassicPollTimeoutTest {
                 PARTITIONS.get(0), new OffsetAndMetadata(5), PARTITIONS.get(1), new OffsetAndMetadata(7)));
     }
 
+    @Test
+    void aCommitWhileTheMemberRebalancesFailsAtOnceWithoutBeingSent() throws Exception {
+        answerCommitsAtOnce = true;
+        start();
+        joinStable();
+
+        heartbeatsAnswerRebalance = true;
+        await().atMost(RETURNED).until(() -> poller.submit(() -> member.awaitRebalanceNeeded(Duration.ofSeconds(1)))
+                .get(RETURNED.toSeconds(), TimeUnit.SECONDS));
+        heartbeatsAnswerRebalance = false;
+        await().atMost(RETURNED).until(() -> poll() != null && parkedJoin.get() != null); // the rejoin, parked
+        int commitsSent = commitCalls.get();
+
+        // Sent now, it would carry generation 1, which the rebalance is replacing (Kafka fails it at
+        // once with RebalanceInProgressException).
+        Future<?> refused = poller.submit(() -> member.commitSync(Map.of(PARTITIONS.get(0), new OffsetAndMetadata(5))));
+        assertThatThrownBy(() -> refused.get(RETURNED.toSeconds(), TimeUnit.SECONDS))
+                .cause().isInstanceOf(CommitFailedException.class)
+                .satisfies(e -> assertThat(((CommitFailedException) e).errorCode()).isEqualTo(ErrorCode.REBALANCE_IN_PROGRESS));
+        assertThat(commitCalls).as("commits sent").hasValue(commitsSent);
+
+        answerParkedJoin(2);
+        await().atMost(RETURNED).until(this::poll, owned -> Set.copyOf(PARTITIONS).equals(owned));
+        poller.submit(() -> member.commitSync(Map.of(PARTITIONS.get(0), new OffsetAndMetadata(5))))
+                .get(RETURNED.toSeconds(), TimeUnit.SECONDS);
+        assertThat(lastCommitGeneration).as("the commit after the rebalance").isEqualTo(2);
+    }
+
     /** Polls until the member owns both partitions in generation 1 (the test answers its parked join). */
     private void joinStable() throws Exception {
         assertThat(poll()).isEmpty();
@@ -307,11 +337,15 @@ class ClassicPollTimeoutTest {
         parked.response().onCompleted();
     }
 
-    /** The join phase completes: the parked JoinGroup's member leads a generation of one. */
+    /** The join phase completes: the parked JoinGroup's member leads generation 1, alone. */
     private void answerParkedJoin() {
+        answerParkedJoin(1);
+    }
+
+    private void answerParkedJoin(int generation) {
         Parked parked = parkedJoin.getAndSet(null);
         JoinGroupRequest.Protocol range = parked.request().getProtocols(0);
-        parked.response().onNext(JoinGroupResponse.newBuilder().setErrorCode(ErrorCode.NONE).setGenerationId(1)
+        parked.response().onNext(JoinGroupResponse.newBuilder().setErrorCode(ErrorCode.NONE).setGenerationId(generation)
                 .setProtocolType("consumer").setProtocolName(range.getName()).setLeader("m-1").setMemberId("m-1")
                 .addMembers(JoinGroupResponse.Member.newBuilder().setMemberId("m-1").setMetadata(range.getMetadata()))
                 .build());
@@ -352,6 +386,7 @@ class ClassicPollTimeoutTest {
         @Override
         public void offsetCommit(OffsetCommitRequest request, StreamObserver<OffsetCommitResponse> response) {
             commitCalls.incrementAndGet();
+            lastCommitGeneration = request.getGenerationIdOrMemberEpoch();
             if (answerCommitsAtOnce) {
                 answer(new ParkedCommit(request, response));
             } else {
@@ -382,7 +417,8 @@ class ClassicPollTimeoutTest {
 
         @Override
         public void heartbeat(HeartbeatRequest request, StreamObserver<HeartbeatResponse> response) {
-            response.onNext(HeartbeatResponse.newBuilder().setErrorCode(ErrorCode.NONE).build());
+            response.onNext(HeartbeatResponse.newBuilder().setErrorCode(heartbeatsAnswerRebalance
+                    ? ErrorCode.REBALANCE_IN_PROGRESS : ErrorCode.NONE).build());
             response.onCompleted();
         }
 
