@@ -705,6 +705,8 @@ public final class ProcessCluster implements AutoCloseable {
         List<String> command = new ArrayList<>(commandPrefix);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmArgs);
+        // Off unless the build asks for it (NodeClassArchive): the nodes map the classes a throwaway node loaded.
+        command.addAll(NodeClassArchive.jvmOptions(node.serverJar != null ? node.serverJar : serverJar, runDir.getParent()));
         if (links != null) {
             // This node reaches each peer through its own proxy for that link (RaftLinks).
             command.add("-Djdk.net.hosts.file=" + node.dir.resolve("hosts"));
