@@ -38,6 +38,9 @@ class ClusterConfigCliTest {
     static void startCluster() {
         cluster = LocalCluster.start(root.resolve("cluster"), 3, PARTITIONS);
         client = cluster.client("config-test");
+        // A settings change goes to every partition's leader; one being handed to its preferred node
+        // would not take it (seen with four test JVMs on two cores).
+        cluster.awaitPreferredLeaders();
     }
 
     @AfterAll

@@ -109,6 +109,25 @@ public final class LocalCluster implements AutoCloseable {
         }));
     }
 
+    /**
+     * Waits until every partition is led, and ready, by its preferred node
+     * ({@code ClusterSpec.preferredLeader}), where each node's leader balancer moves it a few seconds
+     * after the start's elections. A test whose change must reach every partition at once (a
+     * group-settings change) must not run into such a hand-over: the partition answers
+     * COORDINATOR_LOAD_IN_PROGRESS ("leadership is being handed over") meanwhile.
+     */
+    public void awaitPreferredLeaders() {
+        awaitLeaders();
+        await().atMost(Duration.ofSeconds(60)).until(() -> IntStream.range(0, partitions).allMatch(p -> {
+            for (CohortServer server : servers) {
+                if (server != null) {
+                    return leaderOf(p) == server.node().spec().preferredLeader(p);
+                }
+            }
+            return false;
+        }));
+    }
+
     /** The node id leading {@code partition} and ready, or -1. */
     public int leaderOf(int partition) {
         for (int id = 1; id < servers.length; id++) {
