@@ -19,8 +19,9 @@ import java.util.concurrent.TimeUnit;
  * A class-data-sharing archive (JDK CDS) of a node's classes, for the node JVMs this test JVM starts:
  * each node maps the classes from it instead of loading, parsing and verifying them again, as
  * scripts/cluster.sh's nodes do (docs/OPERATIONS.md, "Class-data sharing"). Measured here, a 1-node
- * start to SERVING took 1.3-1.4 CPU-seconds and 0.9-1.0 s with the archive against 2.6-2.8 CPU-s and
- * 1.9-2.1 s without; the cluster tests start some hundred node JVMs on two cores.
+ * start to SERVING took 1.21-1.41 CPU-seconds and 0.86-1.00 s with the archive against 2.60-2.80 CPU-s
+ * and 1.87-2.05 s without; every cluster test starts three to five node JVMs, several of them again
+ * after kills, on two cores.
  *
  * <p>On only where the build asks for it ({@value #PROPERTY}{@code =true}, the cluster tests'
  * failsafe configuration): the benchmarks' and scripts/chaos.sh's nodes start as they did, so their
@@ -91,7 +92,7 @@ final class NodeClassArchive {
     private static String dumpRun(Path serverJar, Path dir, Path archive) throws IOException, InterruptedException {
         int[] ports = TestPorts.next(3);
         Path logs = dir.resolve("logs");
-        List<String> command = new ArrayList<>(List.of(java()));
+        List<String> command = new ArrayList<>(List.of(ProcessCluster.java()));
         command.addAll(ProcessCluster.DEFAULT_JVM_ARGS);
         command.add("-XX:ArchiveClassesAtExit=" + archive);
         command.addAll(List.of("-jar", serverJar.toString(), "--node-id", "1", "--cluster-id", "cohort-cds",
@@ -131,7 +132,7 @@ final class NodeClassArchive {
 
     /** A JVM with the nodes' options must map the archive and start; null when it does, else why not. */
     private static String trial(Path serverJar, Path dir, Path archive) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(java()));
+        List<String> command = new ArrayList<>(List.of(ProcessCluster.java()));
         command.addAll(ProcessCluster.DEFAULT_JVM_ARGS);
         command.addAll(List.of("-Xshare:on", "-XX:SharedArchiveFile=" + archive, "-XX:ErrorFile=/dev/null",
                 "-cp", serverJar.toString(), "-version"));
@@ -143,9 +144,5 @@ final class NodeClassArchive {
         }
         return process.exitValue() == 0 ? null
                 : "a JVM could not map the archive (exit " + process.exitValue() + ", see " + output + ")";
-    }
-
-    private static String java() {
-        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 }

@@ -702,18 +702,19 @@ public final class ProcessCluster implements AutoCloseable {
     }
 
     private List<String> command(NodeProcess node) {
+        Path jar = node.serverJar != null ? node.serverJar : serverJar;
         List<String> command = new ArrayList<>(commandPrefix);
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(java());
         command.addAll(jvmArgs);
         // Off unless the build asks for it (NodeClassArchive): the nodes map the classes a throwaway node loaded.
-        command.addAll(NodeClassArchive.jvmOptions(node.serverJar != null ? node.serverJar : serverJar, runDir.getParent()));
+        command.addAll(NodeClassArchive.jvmOptions(jar, runDir.getParent()));
         if (links != null) {
             // This node reaches each peer through its own proxy for that link (RaftLinks).
             command.add("-Djdk.net.hosts.file=" + node.dir.resolve("hosts"));
         }
         // Tags the process so a stray node can be found with ps.
         command.add("-Dcohort.cluster.run=" + runDir);
-        command.addAll(List.of("-jar", (node.serverJar != null ? node.serverJar : serverJar).toString(),
+        command.addAll(List.of("-jar", jar.toString(),
                 "--node-id", String.valueOf(node.id),
                 "--cluster-id", clusterId,
                 "--peers", node.joinSeed == null ? peersSpec()
@@ -734,6 +735,11 @@ public final class ProcessCluster implements AutoCloseable {
             command.addAll(List.of("--join", node.joinSeed));
         }
         return command;
+    }
+
+    /** The java executable of this JVM's Java, which the nodes run on. */
+    static String java() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
     /** How node {@code nodeId}'s last process ended ("" while it runs): for failure messages. */

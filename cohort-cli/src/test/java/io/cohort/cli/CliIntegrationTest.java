@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.IntStream;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -44,8 +43,7 @@ class CliIntegrationTest {
      */
     private static void awaitPreferredLeaders() {
         try {
-            await().atMost(Duration.ofSeconds(30)).until(() -> IntStream.range(0, PARTITIONS)
-                    .allMatch(p -> cluster.leaderOf(p) == preferredLeader(p)));
+            cluster.awaitPreferredLeaders();
         } catch (ConditionTimeoutException e) {
             // A slow machine: carry on, the leader-dependent assertions retry.
         }

@@ -2,6 +2,7 @@ package io.cohort.client;
 
 import static org.awaitility.Awaitility.await;
 
+import io.cohort.raft.ClusterSpec;
 import io.cohort.server.CohortServer;
 import io.cohort.server.ServerConfig;
 import io.cohort.testsupport.TestPorts;
@@ -10,9 +11,11 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.stream.IntStream;
 
 /**
@@ -117,15 +120,9 @@ public final class LocalCluster implements AutoCloseable {
      * COORDINATOR_LOAD_IN_PROGRESS ("leadership is being handed over") meanwhile.
      */
     public void awaitPreferredLeaders() {
-        awaitLeaders();
-        await().atMost(Duration.ofSeconds(60)).until(() -> IntStream.range(0, partitions).allMatch(p -> {
-            for (CohortServer server : servers) {
-                if (server != null) {
-                    return leaderOf(p) == server.node().spec().preferredLeader(p);
-                }
-            }
-            return false;
-        }));
+        ClusterSpec spec = Arrays.stream(servers).filter(Objects::nonNull).findFirst().orElseThrow().node().spec();
+        await().atMost(Duration.ofSeconds(60)).until(() -> IntStream.range(0, partitions)
+                .allMatch(p -> leaderOf(p) == spec.preferredLeader(p)));
     }
 
     /** The node id leading {@code partition} and ready, or -1. */
