@@ -17,15 +17,20 @@ import io.cohort.raft.NodeAddress;
 import io.cohort.raft.log.LogCodec;
 import io.cohort.server.auth.Principals;
 import io.cohort.server.auth.RequestAuthorizer;
+import io.grpc.Context;
+import io.grpc.Deadline;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.stub.MetadataUtils;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 import java.util.stream.Collectors;
@@ -43,13 +48,31 @@ import java.util.stream.Collectors;
  * checks them (INVALID_ARGUMENT), picks the next version, and proposes {@code SetGroupConfig} to
  * each partition's leader: itself for those it leads, else a forwarded AlterGroupConfig naming the
  * partitions, the version and the complete settings (never forwarded again). Each partition
- * applies the settings at that point of its log on every replica; a partition that could not be
- * reached is reported, and running the same change again brings it up to date.
+ * applies the settings at that point of its log on every replica. A partition whose leader moves
+ * or is being elected meanwhile (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS,
+ * COORDINATOR_NOT_AVAILABLE) is proposed again, to its leader of the moment, with the same version,
+ * for up to {@link #RETRY_BUDGET_MS} (as Kafka's admin client retries retriable errors until its
+ * api timeout): that is safe because a SetGroupConfig that does not supersede the partition's
+ * settings applies as "unchanged". A partition still not reached then is reported, and running the
+ * same change again brings it up to date.
  */
 final class GroupConfigRpcs {
     static final int REQUIRED_LOG_FORMAT = LogCodec.FORMAT_VERSION_GROUP_CONFIG;
     private static final long PEER_CALL_TIMEOUT_MS = 5_000;
     private static final long FORWARD_TIMEOUT_MS = 30_000;
+    /** How long a change keeps re-proposing to partitions whose leadership moved, after the first try. */
+    static final long RETRY_BUDGET_MS = 10_000;
+    /**
+     * Left of the caller's deadline when the retries stop, so that the last try's answer (a
+     * forwarded proposal or a local one) reaches the caller before its deadline does.
+     */
+    private static final long DEADLINE_MARGIN_MS = 3_000;
+    private static final long FIRST_BACKOFF_MS = 100;
+    private static final long MAX_BACKOFF_MS = 1_000;
+    /** The answers that mean "not this node, not now": the partition's leadership is moving. */
+    private static final Set<io.cohort.api.v1.ErrorCode> RETRIABLE = EnumSet.of(
+            io.cohort.api.v1.ErrorCode.NOT_COORDINATOR, io.cohort.api.v1.ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+            io.cohort.api.v1.ErrorCode.COORDINATOR_NOT_AVAILABLE);
 
     private final CohortRaftNode node;
     private final RequestAuthorizer authorizer;
@@ -115,13 +138,16 @@ final class GroupConfigRpcs {
         if (changes.isEmpty()) {
             throw new IllegalArgumentException("no setting given; name at least one of " + GroupSettingsText.NAMES);
         }
+        Context call = Context.current();
+        long retryDeadlineNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(retryBudgetMs(call));
         return formatGate.refusal(REQUIRED_LOG_FORMAT, "changing group settings online").thenCompose(refusal -> {
             if (refusal != null) {
                 return CompletableFuture.completedFuture(error(ErrorCode.UNSUPPORTED_VERSION, refusal));
             }
             return latestSettings().thenCompose(latest -> {
                 GroupSettings next = GroupSettingsText.merge(latest, changes, latest.version() + 1);
-                return proposeEverywhere(next).thenApply(results -> response(next, results));
+                return proposeUntilTaken(allPartitions(), next, call, retryDeadlineNanos, FIRST_BACKOFF_MS,
+                        new TreeMap<>()).thenApply(results -> response(next, results));
             });
         });
     }
@@ -156,10 +182,65 @@ final class GroupConfigRpcs {
         });
     }
 
-    private CompletableFuture<Map<Integer, PartitionAlterResult>> proposeEverywhere(GroupSettings settings) {
+    /** The caller's retry budget: {@link #RETRY_BUDGET_MS}, less if the call's deadline is nearer. */
+    private static long retryBudgetMs(Context call) {
+        Deadline deadline = call.getDeadline();
+        long budget = RETRY_BUDGET_MS;
+        if (deadline != null) {
+            budget = Math.min(budget, deadline.timeRemaining(TimeUnit.MILLISECONDS) - DEADLINE_MARGIN_MS);
+        }
+        return Math.max(0, budget);
+    }
+
+    private List<Integer> allPartitions() {
+        List<Integer> partitions = new ArrayList<>();
+        for (int partition = 0; partition < node.partitions(); partition++) {
+            partitions.add(partition);
+        }
+        return partitions;
+    }
+
+    /**
+     * Proposes {@code settings} to {@code partitions}, then again, after a growing pause, to those
+     * that answered a retriable error, until none did or the deadline would pass; {@code results}
+     * gathers each partition's latest answer. Each try runs on the caller's gRPC context {@code
+     * call} whatever thread starts it, since a forwarded proposal carries the caller's identity
+     * from there.
+     */
+    private CompletableFuture<Map<Integer, PartitionAlterResult>> proposeUntilTaken(List<Integer> partitions,
+            GroupSettings settings, Context call, long deadlineNanos, long backoffMs,
+            Map<Integer, PartitionAlterResult> results) {
+        CompletableFuture<Attempt> attempted;
+        Context previous = call.attach();
+        try {
+            attempted = proposeToLeaders(partitions, settings);
+        } finally {
+            call.detach(previous);
+        }
+        return attempted.thenCompose(attempt -> {
+            results.putAll(attempt.results());
+            long leftNanos = deadlineNanos - System.nanoTime();
+            if (attempt.retriable().isEmpty() || call.isCancelled()
+                    || leftNanos < TimeUnit.MILLISECONDS.toNanos(backoffMs)) {
+                return CompletableFuture.completedFuture(results);
+            }
+            Executor afterPause = CompletableFuture.delayedExecutor(backoffMs, TimeUnit.MILLISECONDS);
+            return CompletableFuture.runAsync(() -> { }, afterPause).thenCompose(ignored ->
+                    proposeUntilTaken(attempt.retriable(), settings, call, deadlineNanos,
+                            Math.min(backoffMs * 2, MAX_BACKOFF_MS), results));
+        });
+    }
+
+    /** One try's answers, and the partitions among them worth trying again. */
+    private record Attempt(Map<Integer, PartitionAlterResult> results, List<Integer> retriable) {
+    }
+
+    /** Proposes to each partition's leader as this node knows it now: itself, or forwarded. */
+    private CompletableFuture<Attempt> proposeToLeaders(List<Integer> partitions, GroupSettings settings) {
         Map<Integer, List<Integer>> byLeader = new TreeMap<>();
         Map<Integer, PartitionAlterResult> results = new TreeMap<>();
-        for (int partition = 0; partition < node.partitions(); partition++) {
+        Map<Integer, PartitionAlterResult> refused = new TreeMap<>();
+        for (int partition : partitions) {
             int leader = node.leaderOf(partition);
             if (leader < 0) {
                 results.put(partition, result(partition, ErrorCode.COORDINATOR_NOT_AVAILABLE,
@@ -169,11 +250,26 @@ final class GroupConfigRpcs {
             }
         }
         List<CompletableFuture<Map<Integer, PartitionAlterResult>>> parts = new ArrayList<>();
-        byLeader.forEach((leader, partitions) -> parts.add(leader == node.nodeId()
-                ? proposeHere(partitions, settings) : forward(leader, partitions, settings)));
+        byLeader.forEach((leader, led) -> {
+            if (leader == node.nodeId()) {
+                parts.add(proposeHere(led, settings));
+                return;
+            }
+            // Refused for the caller's identity, not for where leadership is: trying again cannot help.
+            String refusal = forwarding.refusal(leader, "partitions " + led);
+            if (refusal != null) {
+                led.forEach(partition -> refused.put(partition, result(partition, ErrorCode.NOT_COORDINATOR, refusal)));
+            } else {
+                parts.add(forward(leader, led, settings));
+            }
+        });
         return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(ignored -> {
             parts.forEach(part -> results.putAll(part.join()));
-            return results;
+            List<Integer> retriable = results.values().stream()
+                    .filter(r -> RETRIABLE.contains(r.getErrorCode()))
+                    .map(PartitionAlterResult::getPartitionIndex).toList();
+            results.putAll(refused);
+            return new Attempt(results, retriable);
         });
     }
 
@@ -206,12 +302,6 @@ final class GroupConfigRpcs {
 
     private CompletableFuture<Map<Integer, PartitionAlterResult>> forward(int leader, List<Integer> partitions,
                                                                          GroupSettings settings) {
-        String refusal = forwarding.refusal(leader, "partitions " + partitions);
-        if (refusal != null) {
-            Map<Integer, PartitionAlterResult> refused = new TreeMap<>();
-            partitions.forEach(partition -> refused.put(partition, result(partition, ErrorCode.NOT_COORDINATOR, refusal)));
-            return CompletableFuture.completedFuture(refused);
-        }
         AlterGroupConfigRequest forwarded = AlterGroupConfigRequest.newBuilder()
                 .addAllEntries(GroupSettingsText.entries(settings))
                 .setForwardedVersion(settings.version())

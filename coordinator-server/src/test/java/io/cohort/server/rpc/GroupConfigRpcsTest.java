@@ -18,7 +18,12 @@ import io.cohort.api.v1.PartitionGroupConfig;
 import io.cohort.raft.NodeAddress;
 import io.cohort.raft.log.LogCodec;
 import io.cohort.server.ServerConfig;
+import io.grpc.Metadata;
 import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
@@ -28,6 +33,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -174,6 +180,90 @@ class GroupConfigRpcsTest {
                 assertThat(cluster.node(3).raft.shard(p).config().maxGroupSize()).isEqualTo(5);
             }
         });
+    }
+
+    @Test
+    @Order(5)
+    void testAPartitionWhoseLeaderAnswersThatLeadershipIsMovingIsProposedAgain()
+            throws IOException, InterruptedException {
+        cluster.awaitAllLeadersReady();
+        int partition = 1;
+        int leader = cluster.leaderOf(partition).raft.nodeId();
+        int asked = leader % 3 + 1;
+        long before = cluster.node(asked).raft.shard(partition).settings().version();
+        // The leader's client port, served again by its own services, answers the first forwarded
+        // AlterGroupConfig as a leader handing its partitions over does: COORDINATOR_LOAD_IN_PROGRESS
+        // for each, nothing proposed. The leader balancer's hand-overs shortly after a start made
+        // such a change fail for one partition (ClusterConfigCliTest, 2026-12-07).
+        CoordinatorTestCluster.Node leading = cluster.node(leader);
+        leading.server.shutdownNow();
+        leading.server.awaitTermination();
+        AtomicInteger forwarded = new AtomicInteger();
+        NodeAddress address = cluster.spec.peer(leader);
+        Server handingOver = NettyServerBuilder.forAddress(new InetSocketAddress(address.host(), address.clientPort()))
+                .addService(ServerInterceptors.intercept(leading.admin.definition(), new HandOverOnce(forwarded)))
+                .build().start();
+        try {
+            AlterGroupConfigResponse response = cluster.node(asked).admin().alterGroupConfig(
+                    set(ServerConfig.GROUP_MAX_SIZE, "9"));
+
+            assertThat(forwarded).as("forwarded AlterGroupConfig calls").hasValue(2);
+            assertThat(response.getErrorCode()).as(response.toString()).isEqualTo(ErrorCode.NONE);
+            assertThat(response.getVersion()).isEqualTo(before + 1);
+            assertThat(response.getPartitionsList()).extracting(PartitionAlterResult::getPartitionIndex)
+                    .containsExactly(0, 1, 2);
+            assertThat(response.getPartitionsList()).allMatch(r -> r.getErrorCode() == ErrorCode.NONE);
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+                for (int id = 1; id <= 3; id++) {
+                    assertThat(cluster.node(id).raft.shard(partition).config().maxGroupSize()).isEqualTo(9);
+                }
+            });
+        } finally {
+            handingOver.shutdownNow();
+            handingOver.awaitTermination();
+            cluster.stopNode(leader);
+            cluster.restartNode(leader);
+            cluster.awaitAllLeadersReady();
+        }
+    }
+
+    /**
+     * Answers the first AlterGroupConfig it sees with COORDINATOR_LOAD_IN_PROGRESS for every
+     * partition the call names, as a leader handing them over would; passes every other call on.
+     */
+    private static final class HandOverOnce implements ServerInterceptor {
+        private final AtomicInteger alterCalls;
+
+        HandOverOnce(AtomicInteger alterCalls) {
+            this.alterCalls = alterCalls;
+        }
+
+        @Override
+        public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
+                                                           ServerCallHandler<Q, R> next) {
+            if (!call.getMethodDescriptor().getFullMethodName()
+                    .equals(ClusterAdminGrpc.getAlterGroupConfigMethod().getFullMethodName())
+                    || alterCalls.incrementAndGet() > 1) {
+                return next.startCall(call, headers);
+            }
+            call.request(1);
+            return new ServerCall.Listener<>() {
+                @Override
+                @SuppressWarnings("unchecked")
+                public void onMessage(Q message) {
+                    AlterGroupConfigResponse.Builder answer = AlterGroupConfigResponse.newBuilder()
+                            .setErrorCode(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
+                    for (int partition : ((AlterGroupConfigRequest) message).getForwardedPartitionsList()) {
+                        answer.addPartitions(PartitionAlterResult.newBuilder().setPartitionIndex(partition)
+                                .setErrorCode(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS)
+                                .setErrorMessage("partition " + partition + ": leadership is being handed over"));
+                    }
+                    call.sendHeaders(new Metadata());
+                    call.sendMessage((R) answer.build());
+                    call.close(Status.OK, new Metadata());
+                }
+            };
+        }
     }
 
     /** ClusterStatus as a build before max_log_format_version answers it: the field absent. */
