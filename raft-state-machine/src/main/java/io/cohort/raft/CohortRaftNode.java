@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -103,8 +102,8 @@ public final class CohortRaftNode implements AutoCloseable {
         this.replicas = new HostedReplicas(partitions);
         this.lifecycle = new ReplicaLifecycle(this, replicas);
         this.leaders = new PartitionLeaders(this, partitions);
-        this.timerScheduler = daemonScheduler("cohort-timers-n" + nodeId);
-        this.lingerTimer = daemonScheduler("cohort-batch-linger-n" + nodeId);
+        this.timerScheduler = DaemonScheduler.create("cohort-timers-n" + nodeId);
+        this.lingerTimer = DaemonScheduler.create("cohort-batch-linger-n" + nodeId);
         this.storageWatch = new StorageWatch(nodeId, this::onStorageFailure);
         this.stalledApplies = new StalledApplies(this, new StalledApplyWatch(partitions, tuning.applyStallMs(),
                 APPLY_CHECK_INTERVAL_MS));
@@ -268,14 +267,6 @@ public final class CohortRaftNode implements AutoCloseable {
 
     StartupReplay startupReplay() {
         return startupReplay;
-    }
-
-    private static ScheduledExecutorService daemonScheduler(String threadName) {
-        return Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread thread = new Thread(r, threadName);
-            thread.setDaemon(true);
-            return thread;
-        });
     }
 
     /**
@@ -504,7 +495,10 @@ public final class CohortRaftNode implements AutoCloseable {
         return storageWatch;
     }
 
-    /** Runs {@code task} on the node's timer thread (off a Ratis thread that must not block). */
+    /**
+     * Runs {@code task} on the node's timer thread (off a Ratis thread that must not block); once the
+     * node is closing, drops it ({@link DaemonScheduler}).
+     */
     void runOnTimerThread(Runnable task) {
         timerScheduler.execute(task);
     }

@@ -5,7 +5,6 @@ import io.cohort.core.shard.TimerOp;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -83,14 +82,8 @@ final class LeaderTimers {
         // Registered under the lock fire() takes first: an overdue timer runs at once, and must find
         // itself in the map, or it would return without proposing and the timer would be lost.
         synchronized (self) {
-            try {
-                self[0] = scheduler.schedule(() -> fire(schedule, armedEpoch, self), delayMs, TimeUnit.MILLISECONDS);
-            } catch (RejectedExecutionException e) {
-                // The node is closing (its timer thread stops before its Raft server): a leadership
-                // Ratis reports meanwhile arms nothing, and this must not throw into Ratis's apply.
-                LOG.debug("partition {}: timer {} not armed: the node is closing", partition, schedule.key());
-                return;
-            }
+            // A closing node's scheduler drops the timer instead of throwing (DaemonScheduler).
+            self[0] = scheduler.schedule(() -> fire(schedule, armedEpoch, self), delayMs, TimeUnit.MILLISECONDS);
             previous = timers.put(schedule.key(), self[0]);
         }
         if (previous != null) {

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -165,18 +164,15 @@ final class Proposer {
 
     /** Whether the free slot should wait for more commands; arms the linger timer on first asking. */
     private boolean lingers() {
-        if (lingerMaxNanos == 0 || expectationMet()) {
+        // A closing node's linger timer drops its task (DaemonScheduler): send at once instead.
+        if (lingerMaxNanos == 0 || closed || expectationMet()) {
             lingerDeadlineNanos = 0;
             return false;
         }
         long now = System.nanoTime();
         long deadline = lingerDeadlineNanos;
         if (deadline == 0) {
-            try {
-                lingerTimer.schedule(this::flush, lingerMaxNanos, TimeUnit.NANOSECONDS);
-            } catch (RejectedExecutionException shuttingDown) {
-                return false;
-            }
+            lingerTimer.schedule(this::flush, lingerMaxNanos, TimeUnit.NANOSECONDS);
             // The timer fires at or after now + linger. 0 means "not lingering": 1 ns earlier then.
             deadline = now + lingerMaxNanos;
             lingerDeadlineNanos = deadline != 0 ? deadline : -1;
