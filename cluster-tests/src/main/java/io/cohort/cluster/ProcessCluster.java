@@ -738,7 +738,7 @@ public final class ProcessCluster implements AutoCloseable {
     }
 
     /** The java executable of this JVM's Java, which the nodes run on. */
-    static String java() {
+    public static String java() {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 

@@ -159,7 +159,7 @@ class AuthorizationClusterIT {
         String jar = System.getProperty(ProcessCluster.SERVER_JAR_PROPERTY,
                 Path.of("..", "coordinator-server", "target", "cohort-server.jar").toAbsolutePath().normalize()
                         .toString());
-        Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        Process process = new ProcessBuilder(ProcessCluster.java(),
                 "-jar", jar, "tokens", "create", name).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         List<String> lines = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines()
                 .toList();

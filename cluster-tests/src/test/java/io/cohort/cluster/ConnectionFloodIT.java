@@ -143,7 +143,7 @@ class ConnectionFloodIT {
         }
 
         static Flood start(int port, int count, String name) {
-            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            String java = ProcessCluster.java();
             try {
                 Process process = new ProcessBuilder(java, "-Xmx128m", "-XX:TieredStopAtLevel=1",
                         "-cp", System.getProperty("java.class.path"), IdleConnectionFlood.class.getName(),

@@ -310,7 +310,7 @@ class SnapshotRestoreIT {
     private static String cli(Path dir, String... args) throws InterruptedException {
         Path jar = Path.of(System.getProperty(CLI_JAR_PROPERTY,
                 Path.of("..", "cohort-cli", "target", "cohort.jar").toString())).toAbsolutePath().normalize();
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        List<String> command = new ArrayList<>(List.of(ProcessCluster.java(),
                 "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-jar", jar.toString()));
         command.addAll(List.of(args));
         try {

@@ -90,8 +90,8 @@ class TlsClusterIT {
 
     /** {@code java -cp cohort-server.jar io.cohort.server.tls.CertTool generate}, as docs/SECURITY.md shows. */
     private static void generateCertificates(Path serverJar, Path dir) throws IOException, InterruptedException {
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process tool = new ProcessBuilder(java.toString(), "-Xmx128m", "-cp", serverJar.toString(),
+        String java = ProcessCluster.java();
+        Process tool = new ProcessBuilder(java, "-Xmx128m", "-cp", serverJar.toString(),
                 "io.cohort.server.tls.CertTool", "generate", "--dir", dir.toString(), "--nodes", "3", "--force")
                 .redirectErrorStream(true).start();
         String output = new String(tool.getInputStream().readAllBytes());

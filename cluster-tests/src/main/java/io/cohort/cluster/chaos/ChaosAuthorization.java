@@ -43,7 +43,7 @@ final class ChaosAuthorization {
                 Path.of("..", "coordinator-server", "target", "cohort-server.jar").toAbsolutePath().normalize()
                         .toString());
         try {
-            Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            Process process = new ProcessBuilder(ProcessCluster.java(),
                     "-Xmx64m", "-jar", jar, "tokens", "create", SUPER_USER)
                     .redirectError(ProcessBuilder.Redirect.INHERIT).start();
             List<String> lines = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines()
