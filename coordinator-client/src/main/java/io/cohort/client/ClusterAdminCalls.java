@@ -140,7 +140,8 @@ final class ClusterAdminCalls {
     AlterGroupConfigResponse alterGroupConfig(Map<String, String> settings) {
         AlterGroupConfigRequest.Builder request = AlterGroupConfigRequest.newBuilder();
         settings.forEach((name, value) -> request.addEntries(GroupConfigEntry.newBuilder().setName(name).setValue(value)));
-        // Every answer is returned as it came, a routing error too (not re-asked, unlike the ACL calls).
+        // Every answer is returned as it came, a routing error too (not re-asked, unlike the ACL calls):
+        // the node asked has already re-proposed to the partitions whose leadership moved meanwhile.
         AlterGroupConfigResponse response = router.partitionLeaderCall(CLUSTER_STATE_PARTITION,
                 endpoint -> stub(endpoint, requestTimeout.multipliedBy(3)).alterGroupConfig(request.build()),
                 "changing group settings");
@@ -212,15 +213,17 @@ final class ClusterAdminCalls {
     }
 
     /**
-     * To {@code partition}'s leader; COORDINATOR_NOT_AVAILABLE (no leader right now) and
-     * NOT_COORDINATOR (not the leader any more) are asked again, of the leader learned again, within
-     * the client's budget ({@link ClusterRouter#partitionLeaderCall}); every other answer is final.
+     * To {@code partition}'s leader; COORDINATOR_NOT_AVAILABLE (no leader right now),
+     * NOT_COORDINATOR (not the leader any more) and COORDINATOR_LOAD_IN_PROGRESS (elected and not
+     * ready yet, or handing the partition over: nothing was proposed) are asked again, of the leader
+     * learned again, within the client's budget ({@link ClusterRouter#partitionLeaderCall}), as
+     * Kafka's admin client retries them; every other answer is final.
      */
     private <R> R leaderCall(int partition, Duration attemptDeadline, Function<ClusterAdminBlockingStub, R> call,
                              Function<R, ErrorCode> errorCode, String what) {
         return router.partitionLeaderCall(partition, endpoint -> {
             R response = call.apply(stub(endpoint, attemptDeadline));
-            return routedElsewhere(errorCode.apply(response)) ? null : response;
+            return notServedNow(errorCode.apply(response)) ? null : response;
         }, what);
     }
 
@@ -233,8 +236,7 @@ final class ClusterAdminCalls {
         return router.partitionLeaderCall(CLUSTER_STATE_PARTITION, endpoint -> {
             R response = call.apply(stub(endpoint, requestTimeout.multipliedBy(3)));
             List<TopicResult> list = results.apply(response);
-            boolean unrouted = !list.isEmpty() && list.stream().allMatch(r -> routedElsewhere(r.getErrorCode())
-                    || r.getErrorCode() == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
+            boolean unrouted = !list.isEmpty() && list.stream().allMatch(r -> notServedNow(r.getErrorCode()));
             return unrouted ? null : response;
         }, what);
     }
@@ -260,9 +262,10 @@ final class ClusterAdminCalls {
 
     /**
      * Whether an answer to a call for a partition's leader means "not here, or not now": no leader
-     * right now, or a node that does not lead the partition and did not forward the call.
+     * right now, a node that does not lead the partition and did not forward the call, or a leader
+     * not ready yet or handing the partition over ({@link ErrorCodes#isRouting}).
      */
-    private static boolean routedElsewhere(ErrorCode code) {
-        return code == ErrorCode.COORDINATOR_NOT_AVAILABLE || code == ErrorCode.NOT_COORDINATOR;
+    private static boolean notServedNow(ErrorCode code) {
+        return ErrorCodes.isRouting(code);
     }
 }
