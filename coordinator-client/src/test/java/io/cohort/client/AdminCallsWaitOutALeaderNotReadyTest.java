@@ -13,10 +13,8 @@ import io.cohort.api.v1.ErrorCode;
 import io.cohort.api.v1.TransferLeadershipRequest;
 import io.cohort.api.v1.TransferLeadershipResponse;
 import io.grpc.Server;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -42,10 +40,8 @@ class AdminCallsWaitOutALeaderNotReadyTest {
 
     @BeforeEach
     void start() throws IOException {
-        server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-                .addService(new HandingOverAdmin()).build().start();
-        client = CohortClient.builder().bootstrap("127.0.0.1:" + server.getPort()).apiTimeout(Duration.ofSeconds(30))
-                .retryBackoff(Duration.ofMillis(1), Duration.ofMillis(5)).build();
+        server = StandInNode.serve(new HandingOverAdmin());
+        client = StandInNode.client(server, Duration.ofSeconds(30)).build();
     }
 
     @AfterEach

@@ -12,10 +12,8 @@ import io.cohort.api.v1.OffsetFetchRequest;
 import io.cohort.api.v1.OffsetFetchResponse;
 import io.grpc.Server;
 import io.grpc.Status;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -38,12 +36,9 @@ class LimitErrorsAreNotRetriedTest {
 
     @BeforeEach
     void start() throws IOException {
-        server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-                .addService(StandInNode.admin(() -> server.getPort())).addService(new RefusingCoordinator()).build()
-                .start();
+        server = StandInNode.serve(StandInNode.admin(() -> server.getPort()), new RefusingCoordinator());
         // A budget of seconds and a short backoff: a retrying client would make many calls.
-        client = CohortClient.builder().bootstrap("127.0.0.1:" + server.getPort()).apiTimeout(Duration.ofSeconds(5))
-                .retryBackoff(Duration.ofMillis(1), Duration.ofMillis(5)).build();
+        client = StandInNode.client(server, Duration.ofSeconds(5)).build();
     }
 
     @AfterEach
@@ -75,9 +70,8 @@ class LimitErrorsAreNotRetriedTest {
     /** gRPC's own limit, met on the client's side: an answer larger than maxInboundMessageBytes. */
     @Test
     void testAnAnswerOverTheClientsLimitIsNotRetriedAndNamesTheLimit() {
-        try (CohortClient small = CohortClient.builder().bootstrap("127.0.0.1:" + server.getPort())
-                .apiTimeout(Duration.ofSeconds(5)).retryBackoff(Duration.ofMillis(1), Duration.ofMillis(5))
-                .maxInboundMessageBytes(4 << 20).build()) {
+        try (CohortClient small = StandInNode.client(server, Duration.ofSeconds(5)).maxInboundMessageBytes(4 << 20)
+                .build()) {
             assertThatThrownBy(() -> small.describeGroup("g"))
                     .isInstanceOfSatisfying(CohortException.class,
                             e -> assertThat(e.errorCode()).isEqualTo(ErrorCode.MESSAGE_TOO_LARGE))

@@ -32,7 +32,9 @@ import org.junit.jupiter.api.Test;
  * the dead ones are passed over at once, without a backoff wait each, so the look-up reaches a live
  * node as soon as the wait after the failed call is over. The cluster here: five nodes whose ports
  * nothing listens on (node 1, the cached coordinator, among them) and a stand-in node 6 that names
- * itself coordinator. The backoff is 1 s and the call's budget 2.5 s: one wait fits, and a look-up
+ * itself coordinator. The backoff is 3 s and the call's budget 5.5 s: one wait fits with 2.5 s to
+ * spare for the calls themselves (a busy test JVM's first calls load classes and open channels; with
+ * 1 s and 2.5 s this test once ran out of budget beside three other test classes), and a look-up
  * that waited again after a dead node would run out of budget before reaching node 6.
  */
 class LookUpPassesOverDeadNodesTest {
@@ -63,7 +65,7 @@ class LookUpPassesOverDeadNodesTest {
     @Test
     void aLookUpAfterTheCoordinatorDiedAsksTheLiveNodeWithoutWaitingOnTheDeadOnes() {
         try (CohortClient client = CohortClient.builder().bootstrap("127.0.0.1:" + server.getPort())
-                .apiTimeout(Duration.ofMillis(2_500)).retryBackoff(Duration.ofSeconds(1), Duration.ofSeconds(1))
+                .apiTimeout(Duration.ofMillis(5_500)).retryBackoff(Duration.ofSeconds(3), Duration.ofSeconds(3))
                 .build()) {
             client.commitOffsets("g", Map.of(new TopicPartition("t", 0), new OffsetAndMetadata(7)));
         }

@@ -8,7 +8,13 @@ import io.cohort.api.v1.FindCoordinatorResponse;
 import io.cohort.api.v1.GroupCoordinatorGrpc;
 import io.cohort.api.v1.NodeStatus;
 import io.cohort.api.v1.PartitionStatus;
+import io.grpc.BindableService;
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.function.IntSupplier;
 
 /**
@@ -18,6 +24,24 @@ import java.util.function.IntSupplier;
  */
 final class StandInNode {
     private StandInNode() {
+    }
+
+    /** A gRPC server on a free loopback port with {@code services}, started. */
+    static Server serve(BindableService... services) throws IOException {
+        NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0));
+        for (BindableService service : services) {
+            builder.addService(service);
+        }
+        return builder.build().start();
+    }
+
+    /**
+     * A client of the stand-in on {@code server} with a budget of {@code apiTimeout} and a 1-5 ms
+     * backoff, so that a client that retries makes many calls in a test's time.
+     */
+    static CohortClient.Builder client(Server server, Duration apiTimeout) {
+        return CohortClient.builder().bootstrap("127.0.0.1:" + server.getPort()).apiTimeout(apiTimeout)
+                .retryBackoff(Duration.ofMillis(1), Duration.ofMillis(5));
     }
 
     /** ClusterStatus of a one-node, one-partition cluster whose node listens on {@code port}. */
