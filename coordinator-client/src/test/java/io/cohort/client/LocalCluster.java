@@ -115,9 +115,9 @@ public final class LocalCluster implements AutoCloseable {
     /**
      * Waits until every partition is led, and ready, by its preferred node
      * ({@code ClusterSpec.preferredLeader}), where each node's leader balancer moves it a few seconds
-     * after the start's elections. A test whose change must reach every partition at once (a
-     * group-settings change) must not run into such a hand-over: the partition answers
-     * COORDINATOR_LOAD_IN_PROGRESS ("leadership is being handed over") meanwhile.
+     * after the start's elections. For a test that reads or changes every partition at once and
+     * should not meet such a hand-over, in which the partition answers COORDINATOR_LOAD_IN_PROGRESS
+     * ("leadership is being handed over").
      */
     public void awaitPreferredLeaders() {
         ClusterSpec spec = Arrays.stream(servers).filter(Objects::nonNull).findFirst().orElseThrow().node().spec();
