@@ -18,6 +18,8 @@ import io.cohort.api.v1.PartitionGroupConfig;
 import io.cohort.raft.NodeAddress;
 import io.cohort.raft.log.LogCodec;
 import io.cohort.server.ServerConfig;
+import io.grpc.ForwardingServerCall;
+import io.grpc.ForwardingServerCallListener;
 import io.grpc.Metadata;
 import io.grpc.Server;
 import io.grpc.ServerCall;
@@ -34,6 +36,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -186,44 +189,128 @@ class GroupConfigRpcsTest {
     @Order(5)
     void testAPartitionWhoseLeaderAnswersThatLeadershipIsMovingIsProposedAgain()
             throws IOException, InterruptedException {
-        cluster.awaitAllLeadersReady();
+        // The leader answers the first forwarded AlterGroupConfig as a leader handing its
+        // partitions over does: COORDINATOR_LOAD_IN_PROGRESS for each, nothing proposed. The
+        // leader balancer's hand-overs shortly after a start made such a change fail for one
+        // partition (ClusterConfigCliTest, 2026-12-07).
+        AtomicInteger forwarded = new AtomicInteger();
         int partition = 1;
+        long before = cluster.leaderOf(partition).raft.shard(partition).settings().version();
+        AlterGroupConfigResponse response = alterWhileTheLeaderOf(partition, new HandOverOnce(forwarded),
+                set(ServerConfig.GROUP_MAX_SIZE, "9"));
+
+        assertThat(forwarded).as("forwarded AlterGroupConfig calls").hasValue(2);
+        assertThat(response.getErrorCode()).as(response.toString()).isEqualTo(ErrorCode.NONE);
+        assertThat(response.getVersion()).isEqualTo(before + 1);
+        assertThat(response.getPartitionsList()).extracting(PartitionAlterResult::getPartitionIndex)
+                .containsExactly(0, 1, 2);
+        assertThat(response.getPartitionsList()).allMatch(r -> r.getErrorCode() == ErrorCode.NONE);
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            for (int id = 1; id <= 3; id++) {
+                assertThat(cluster.node(id).raft.shard(partition).config().maxGroupSize()).isEqualTo(9);
+            }
+        });
+    }
+
+    @Test
+    @Order(6)
+    void testARetryAfterALostAnswerReportsTheChangeAsApplied() throws IOException, InterruptedException {
+        // The leader applies the first forwarded change, but its answer is lost on the way back
+        // (played by replacing it with COORDINATOR_LOAD_IN_PROGRESS, what a leader moving away
+        // right after proposing leaves the caller with: no answer it can trust). The retry then
+        // meets its own version already applied, which applies as unchanged; the partition holds
+        // this change, so the operator must read "applied", not "kept newer settings".
+        AtomicInteger forwarded = new AtomicInteger();
+        int partition = 2;
+        AlterGroupConfigResponse response = alterWhileTheLeaderOf(partition, new AnswerLostOnce(forwarded),
+                set(ServerConfig.OFFSETS_RETENTION_MINUTES, "90"));
+
+        assertThat(forwarded).as("forwarded AlterGroupConfig calls").hasValue(2);
+        assertThat(response.getErrorCode()).as(response.toString()).isEqualTo(ErrorCode.NONE);
+        assertThat(response.getPartitionsList()).as(response.toString())
+                .allMatch(r -> r.getErrorCode() == ErrorCode.NONE && r.getChanged());
+        assertThat(cluster.leaderOf(partition).raft.shard(partition).settings().version())
+                .isEqualTo(response.getVersion());
+    }
+
+    /**
+     * Asks a node other than the leader of {@code partition} for the change while the leader's
+     * client port is served by its own services behind {@code interceptor}; then gives the leader
+     * back its own server (a stop and restart) and waits for every partition's leader.
+     */
+    private static AlterGroupConfigResponse alterWhileTheLeaderOf(int partition, ServerInterceptor interceptor,
+                                                                  AlterGroupConfigRequest request)
+            throws IOException, InterruptedException {
+        cluster.awaitAllLeadersReady();
         int leader = cluster.leaderOf(partition).raft.nodeId();
         int asked = leader % 3 + 1;
-        long before = cluster.node(asked).raft.shard(partition).settings().version();
-        // The leader's client port, served again by its own services, answers the first forwarded
-        // AlterGroupConfig as a leader handing its partitions over does: COORDINATOR_LOAD_IN_PROGRESS
-        // for each, nothing proposed. The leader balancer's hand-overs shortly after a start made
-        // such a change fail for one partition (ClusterConfigCliTest, 2026-12-07).
         CoordinatorTestCluster.Node leading = cluster.node(leader);
         leading.server.shutdownNow();
         leading.server.awaitTermination();
-        AtomicInteger forwarded = new AtomicInteger();
         NodeAddress address = cluster.spec.peer(leader);
-        Server handingOver = NettyServerBuilder.forAddress(new InetSocketAddress(address.host(), address.clientPort()))
-                .addService(ServerInterceptors.intercept(leading.admin.definition(), new HandOverOnce(forwarded)))
+        Server intercepted = NettyServerBuilder.forAddress(new InetSocketAddress(address.host(), address.clientPort()))
+                .addService(ServerInterceptors.intercept(leading.admin.definition(), interceptor))
                 .build().start();
         try {
-            AlterGroupConfigResponse response = cluster.node(asked).admin().alterGroupConfig(
-                    set(ServerConfig.GROUP_MAX_SIZE, "9"));
-
-            assertThat(forwarded).as("forwarded AlterGroupConfig calls").hasValue(2);
-            assertThat(response.getErrorCode()).as(response.toString()).isEqualTo(ErrorCode.NONE);
-            assertThat(response.getVersion()).isEqualTo(before + 1);
-            assertThat(response.getPartitionsList()).extracting(PartitionAlterResult::getPartitionIndex)
-                    .containsExactly(0, 1, 2);
-            assertThat(response.getPartitionsList()).allMatch(r -> r.getErrorCode() == ErrorCode.NONE);
-            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-                for (int id = 1; id <= 3; id++) {
-                    assertThat(cluster.node(id).raft.shard(partition).config().maxGroupSize()).isEqualTo(9);
-                }
-            });
+            return cluster.node(asked).admin().alterGroupConfig(request);
         } finally {
-            handingOver.shutdownNow();
-            handingOver.awaitTermination();
+            intercepted.shutdownNow();
+            intercepted.awaitTermination();
             cluster.stopNode(leader);
             cluster.restartNode(leader);
             cluster.awaitAllLeadersReady();
+        }
+    }
+
+    private static boolean isAlterGroupConfig(ServerCall<?, ?> call) {
+        return call.getMethodDescriptor().getFullMethodName()
+                .equals(ClusterAdminGrpc.getAlterGroupConfigMethod().getFullMethodName());
+    }
+
+    private static AlterGroupConfigResponse leadershipMoving(AlterGroupConfigRequest request) {
+        AlterGroupConfigResponse.Builder answer = AlterGroupConfigResponse.newBuilder()
+                .setErrorCode(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
+        for (int partition : request.getForwardedPartitionsList()) {
+            answer.addPartitions(PartitionAlterResult.newBuilder().setPartitionIndex(partition)
+                    .setErrorCode(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS)
+                    .setErrorMessage("partition " + partition + ": leadership is being handed over"));
+        }
+        return answer.build();
+    }
+
+    /**
+     * Passes every call on, but replaces the answer to the first AlterGroupConfig (which the
+     * leader did apply) with COORDINATOR_LOAD_IN_PROGRESS for every partition it names.
+     */
+    private static final class AnswerLostOnce implements ServerInterceptor {
+        private final AtomicInteger alterCalls;
+
+        AnswerLostOnce(AtomicInteger alterCalls) {
+            this.alterCalls = alterCalls;
+        }
+
+        @Override
+        public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
+                                                           ServerCallHandler<Q, R> next) {
+            if (!isAlterGroupConfig(call) || alterCalls.incrementAndGet() > 1) {
+                return next.startCall(call, headers);
+            }
+            AtomicReference<AlterGroupConfigRequest> asked = new AtomicReference<>();
+            ServerCall<Q, R> losing = new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
+                @Override
+                @SuppressWarnings("unchecked")
+                public void sendMessage(R applied) {
+                    super.sendMessage((R) leadershipMoving(asked.get()));
+                }
+            };
+            return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(
+                    next.startCall(losing, headers)) {
+                @Override
+                public void onMessage(Q message) {
+                    asked.set((AlterGroupConfigRequest) message);
+                    super.onMessage(message);
+                }
+            };
         }
     }
 
@@ -241,9 +328,7 @@ class GroupConfigRpcsTest {
         @Override
         public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
                                                            ServerCallHandler<Q, R> next) {
-            if (!call.getMethodDescriptor().getFullMethodName()
-                    .equals(ClusterAdminGrpc.getAlterGroupConfigMethod().getFullMethodName())
-                    || alterCalls.incrementAndGet() > 1) {
+            if (!isAlterGroupConfig(call) || alterCalls.incrementAndGet() > 1) {
                 return next.startCall(call, headers);
             }
             call.request(1);
@@ -251,15 +336,8 @@ class GroupConfigRpcsTest {
                 @Override
                 @SuppressWarnings("unchecked")
                 public void onMessage(Q message) {
-                    AlterGroupConfigResponse.Builder answer = AlterGroupConfigResponse.newBuilder()
-                            .setErrorCode(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
-                    for (int partition : ((AlterGroupConfigRequest) message).getForwardedPartitionsList()) {
-                        answer.addPartitions(PartitionAlterResult.newBuilder().setPartitionIndex(partition)
-                                .setErrorCode(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS)
-                                .setErrorMessage("partition " + partition + ": leadership is being handed over"));
-                    }
                     call.sendHeaders(new Metadata());
-                    call.sendMessage((R) answer.build());
+                    call.sendMessage((R) leadershipMoving((AlterGroupConfigRequest) message));
                     call.close(Status.OK, new Metadata());
                 }
             };
