@@ -262,9 +262,27 @@ class GroupConfigRpcsTest {
         }
     }
 
-    private static boolean isAlterGroupConfig(ServerCall<?, ?> call) {
-        return call.getMethodDescriptor().getFullMethodName()
-                .equals(ClusterAdminGrpc.getAlterGroupConfigMethod().getFullMethodName());
+    /** Counts AlterGroupConfig calls and intercepts the first; passes every other call on. */
+    private abstract static class FirstAlterGroupConfig implements ServerInterceptor {
+        private final AtomicInteger alterCalls;
+
+        FirstAlterGroupConfig(AtomicInteger alterCalls) {
+            this.alterCalls = alterCalls;
+        }
+
+        abstract <Q, R> ServerCall.Listener<Q> interceptFirst(ServerCall<Q, R> call, Metadata headers,
+                                                              ServerCallHandler<Q, R> next);
+
+        @Override
+        public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
+                                                           ServerCallHandler<Q, R> next) {
+            boolean alter = call.getMethodDescriptor().getFullMethodName()
+                    .equals(ClusterAdminGrpc.getAlterGroupConfigMethod().getFullMethodName());
+            if (!alter || alterCalls.incrementAndGet() > 1) {
+                return next.startCall(call, headers);
+            }
+            return interceptFirst(call, headers, next);
+        }
     }
 
     private static AlterGroupConfigResponse leadershipMoving(AlterGroupConfigRequest request) {
@@ -282,19 +300,14 @@ class GroupConfigRpcsTest {
      * Passes every call on, but replaces the answer to the first AlterGroupConfig (which the
      * leader did apply) with COORDINATOR_LOAD_IN_PROGRESS for every partition it names.
      */
-    private static final class AnswerLostOnce implements ServerInterceptor {
-        private final AtomicInteger alterCalls;
-
+    private static final class AnswerLostOnce extends FirstAlterGroupConfig {
         AnswerLostOnce(AtomicInteger alterCalls) {
-            this.alterCalls = alterCalls;
+            super(alterCalls);
         }
 
         @Override
-        public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
-                                                           ServerCallHandler<Q, R> next) {
-            if (!isAlterGroupConfig(call) || alterCalls.incrementAndGet() > 1) {
-                return next.startCall(call, headers);
-            }
+        <Q, R> ServerCall.Listener<Q> interceptFirst(ServerCall<Q, R> call, Metadata headers,
+                                                     ServerCallHandler<Q, R> next) {
             AtomicReference<AlterGroupConfigRequest> asked = new AtomicReference<>();
             ServerCall<Q, R> losing = new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
                 @Override
@@ -318,19 +331,14 @@ class GroupConfigRpcsTest {
      * Answers the first AlterGroupConfig it sees with COORDINATOR_LOAD_IN_PROGRESS for every
      * partition the call names, as a leader handing them over would; passes every other call on.
      */
-    private static final class HandOverOnce implements ServerInterceptor {
-        private final AtomicInteger alterCalls;
-
+    private static final class HandOverOnce extends FirstAlterGroupConfig {
         HandOverOnce(AtomicInteger alterCalls) {
-            this.alterCalls = alterCalls;
+            super(alterCalls);
         }
 
         @Override
-        public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
-                                                           ServerCallHandler<Q, R> next) {
-            if (!isAlterGroupConfig(call) || alterCalls.incrementAndGet() > 1) {
-                return next.startCall(call, headers);
-            }
+        <Q, R> ServerCall.Listener<Q> interceptFirst(ServerCall<Q, R> call, Metadata headers,
+                                                     ServerCallHandler<Q, R> next) {
             call.request(1);
             return new ServerCall.Listener<>() {
                 @Override
