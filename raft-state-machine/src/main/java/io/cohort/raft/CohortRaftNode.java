@@ -121,7 +121,8 @@ public final class CohortRaftNode implements AutoCloseable {
         this.leaderBalancer = new LeaderBalancer(this, tuning, partitions);
         RaftProperties properties = RaftServerProperties.of(dataDir, spec.peer(nodeId), tuning);
         Parameters parameters = new Parameters();
-        this.raftPort = RaftPort.install(raftPortOptions, spec.peers(), properties, parameters);
+        this.raftPort = RaftPort.install(raftPortOptions, spec.peers(), properties, parameters,
+                tuning.appendEntriesInline());
         this.server = RaftServer.newBuilder()
                 .setServerId(selfId)
                 .setProperties(properties)
