@@ -89,8 +89,6 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
     public static final String AUTO_LEADER_REBALANCE_ENABLE = "auto.leader.rebalance.enable";
     /** Whether a follower stands at once when its partition leader's process exits (RaftTuning#electionOnLeaderExit). */
     public static final String ELECTION_ON_LEADER_EXIT = "raft.election.on.leader.exit";
-    /** Whether a follower's AppendEntries run on the Raft port's I/O threads (RaftTuning#appendEntriesInline). */
-    public static final String RAFT_APPEND_INLINE = "raft.append.inline";
     public static final String LEADER_WARMUP_ENABLED = "node.warmup.enabled";
     public static final String STOP_TIMEOUT_MS = "node.stop.timeout.ms";
     /**
@@ -148,8 +146,8 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
             METRICS_PORT, ELECTION_TIMEOUT_MIN_MS, ELECTION_TIMEOUT_MAX_MS, SNAPSHOT_EVERY_ENTRIES, SNAPSHOT_MIN_ENTRIES,
             BATCH_MAX_COMMANDS, BATCH_MAX_IN_FLIGHT_ENTRIES, LOG_METADATA_ENABLED, APPENDER_WAIT_MIN_MS,
             BATCH_LINGER_MAX_US, LOG_FSYNC_BEFORE_ACK,
-            AUTO_LEADER_REBALANCE_ENABLE, ELECTION_ON_LEADER_EXIT, RAFT_APPEND_INLINE, LEADER_WARMUP_ENABLED,
-            STOP_TIMEOUT_MS, RPC_OFFSET_COMMIT_INLINE,
+            AUTO_LEADER_REBALANCE_ENABLE, ELECTION_ON_LEADER_EXIT, LEADER_WARMUP_ENABLED, STOP_TIMEOUT_MS,
+            RPC_OFFSET_COMMIT_INLINE,
             RPC_ANSWER_INLINE, RPC_OFFSET_FETCH_INLINE, RPC_HEARTBEAT_INLINE, RPC_CONSUMER_HEARTBEAT_INLINE,
             MIN_SESSION_TIMEOUT_MS, MAX_SESSION_TIMEOUT_MS, INITIAL_REBALANCE_DELAY_MS, GROUP_MAX_SIZE,
             CONSUMER_SESSION_TIMEOUT_MS, CONSUMER_HEARTBEAT_INTERVAL_MS, CONSUMER_MAX_SIZE, CONSUMER_ASSIGNORS,
@@ -213,7 +211,6 @@ public record ServerConfig(int nodeId, String clusterId, List<NodeAddress> peers
         out.put(BATCH_LINGER_MAX_US, Integer.toString(raftTuning.batchLingerMaxMicros()));
         out.put(AUTO_LEADER_REBALANCE_ENABLE, Boolean.toString(raftTuning.leaderRebalanceEnabled()));
         out.put(ELECTION_ON_LEADER_EXIT, Boolean.toString(raftTuning.electionOnLeaderExit()));
-        out.put(RAFT_APPEND_INLINE, Boolean.toString(raftTuning.appendEntriesInline()));
         out.put(LEADER_WARMUP_ENABLED, Boolean.toString(leaderWarmupEnabled));
         out.put(STOP_TIMEOUT_MS, Long.toString(stopTimeoutMs));
         out.put(RPC_OFFSET_COMMIT_INLINE, Boolean.toString(rpcThreads.offsetCommitOnEventLoop()));

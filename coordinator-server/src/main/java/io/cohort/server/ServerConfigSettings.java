@@ -204,12 +204,10 @@ final class ServerConfigSettings {
         int lingerMicros = intValue(BATCH_LINGER_MAX_US, defaults.batchLingerMaxMicros(), 0, 1_000_000);
         boolean rebalance = booleanValue(AUTO_LEADER_REBALANCE_ENABLE, defaults.leaderRebalanceEnabled());
         boolean electOnExit = booleanValue(ELECTION_ON_LEADER_EXIT, defaults.electionOnLeaderExit());
-        boolean appendInline = booleanValue(RAFT_APPEND_INLINE, defaults.appendEntriesInline());
         return defaults.toBuilder().electionTimeouts(minMs, maxMs).snapshotEveryEntries(snapshotEvery)
                 .snapshotMinEntries(snapshotMin)                .batching(batchCommands, inFlight).logMetadataEnabled(logMetadata).fsyncBeforeAck(fsyncBeforeAck)
                 .appenderWaitMinMs(appenderWaitMs).batchLingerMaxMicros(lingerMicros)
-                .leaderRebalanceEnabled(rebalance).electionOnLeaderExit(electOnExit)
-                .appendEntriesInline(appendInline).build();
+                .leaderRebalanceEnabled(rebalance).electionOnLeaderExit(electOnExit).build();
     }
 
     private GroupConfig groupConfig() {

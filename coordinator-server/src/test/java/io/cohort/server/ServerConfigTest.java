@@ -100,7 +100,6 @@ class ServerConfigTest {
                 "raft.appender.wait.min.ms=0",
                 "auto.leader.rebalance.enable=false",
                 "raft.log.fsync.before.ack=false",
-                "raft.append.inline=false",
                 "rpc.offset.commit.inline=false",
                 "rpc.answer.inline=false",
                 "rpc.offset.fetch.inline=false",
@@ -130,8 +129,7 @@ class ServerConfigTest {
         assertThat(config.raftTuning()).isEqualTo(
                 RaftTuning.builder().electionTimeouts(1000, 2000).snapshotEveryEntries(500)
                         .batching(64, 4).logMetadataEnabled(false).appenderWaitMinMs(0)
-                        .batchLingerMaxMicros(250).leaderRebalanceEnabled(false).fsyncBeforeAck(false)
-                        .appendEntriesInline(false).build());
+                        .batchLingerMaxMicros(250).leaderRebalanceEnabled(false).fsyncBeforeAck(false).build());
         assertThat(config.rpcThreads()).isEqualTo(new RpcThreads(false, false, false, false, false));
         assertThat(config.groupConfig()).isEqualTo(new GroupConfig(1000, 60000, 0, 7,
                 GroupConfig.NEW_MEMBER_JOIN_TIMEOUT_MS, 3_600_000L, 30_000L, 100));

@@ -121,8 +121,7 @@ public final class CohortRaftNode implements AutoCloseable {
         this.leaderBalancer = new LeaderBalancer(this, tuning, partitions);
         RaftProperties properties = RaftServerProperties.of(dataDir, spec.peer(nodeId), tuning);
         Parameters parameters = new Parameters();
-        this.raftPort = RaftPort.install(raftPortOptions, spec.peers(), properties, parameters,
-                tuning.appendEntriesInline());
+        this.raftPort = RaftPort.install(raftPortOptions, spec.peers(), properties, parameters);
         this.server = RaftServer.newBuilder()
                 .setServerId(selfId)
                 .setProperties(properties)

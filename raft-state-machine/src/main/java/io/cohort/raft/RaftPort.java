@@ -2,14 +2,12 @@ package io.cohort.raft;
 
 import io.cohort.raft.net.ConnectionBudget;
 import io.cohort.raft.net.ConnectionLimits;
-import io.cohort.raft.net.InlineAppendEntries;
 import io.cohort.raft.net.RaftPortConnections;
 import java.io.IOException;
 import java.util.List;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
-import org.apache.ratis.grpc.server.GrpcServices;
 
 /**
  * A node's Raft port as Cohort guards it on top of Ratis's gRPC server: the {@link RaftPortGuard}
@@ -33,27 +31,19 @@ public final class RaftPort implements AutoCloseable {
         this.boundedConnections = boundedConnections;
     }
 
-    /**
-     * Installs the guard, the bounds and TLS of {@code options} into the Ratis server's settings;
-     * with {@code appendEntriesInline}, AppendEntries runs on the port's I/O threads
-     * ({@link InlineAppendEntries}).
-     */
+    /** Installs the guard, the bounds and TLS of {@code options} into the Ratis server's settings. */
     static RaftPort install(RaftPortOptions options, List<NodeAddress> peers, RaftProperties properties,
-                            Parameters parameters, boolean appendEntriesInline) throws IOException {
+                            Parameters parameters) throws IOException {
         RaftTls tls = RaftTls.open(options.tls());
         RaftPortGuard guard = new RaftPortGuard(peers, tls != null);
-        // One customizer slot in Ratis: the connection bounds, then the guard (and the executor
-        // choice), on every server it builds.
-        GrpcServices.Customizer guarded = appendEntriesInline
-                ? (builder, services) -> guard.customize(InlineAppendEntries.install(builder), services)
-                : guard;
+        // One customizer slot in Ratis: the connection bounds, then the guard, on every server it builds.
         ConnectionLimits limits = options.connectionLimits();
         RaftPort port;
         if (limits == null) {
-            GrpcConfigKeys.Server.setServicesCustomizer(parameters, guarded);
+            GrpcConfigKeys.Server.setServicesCustomizer(parameters, guard);
             port = new RaftPort(guard, tls, new ConnectionBudget("raft", Integer.MAX_VALUE), null);
         } else {
-            RaftPortConnections bounded = RaftPortConnections.install(properties, parameters, limits, guarded);
+            RaftPortConnections bounded = RaftPortConnections.install(properties, parameters, limits, guard);
             port = new RaftPort(guard, tls, bounded.budget(), bounded);
         }
         // TLS is Ratis's own (GrpcTlsConfig): the SSL handler sits under the customizer's bounds and guard.

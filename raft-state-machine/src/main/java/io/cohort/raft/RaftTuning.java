@@ -165,15 +165,6 @@ public final class RaftTuning {
     }
 
     /**
-     * A follower's AppendEntries messages run on the Raft port's I/O thread that read them, not
-     * after a hand-off to gRPC's executor ({@link io.cohort.raft.net.InlineAppendEntries};
-     * {@code raft.append.inline}, default true).
-     */
-    public boolean appendEntriesInline() {
-        return values.appendEntriesInline;
-    }
-
-    /**
      * How long a replica may stay behind the committed index without applying anything before its
      * node reports it as stalled, with a thread dump, and a leader hands its partition on
      * ({@link StalledApplyWatch}; default 30 s).
@@ -268,7 +259,6 @@ public final class RaftTuning {
         private long leaderBalanceHoldMs = 5_000;
         private boolean leaderRebalanceEnabled = true;
         private boolean electionOnLeaderExit = true;
-        private boolean appendEntriesInline = true;
         private long applyStallMs = 30_000;
         private boolean logMetadataEnabled = false;
         private boolean fsyncBeforeAck = true;
@@ -387,11 +377,6 @@ public final class RaftTuning {
 
         public Builder electionOnLeaderExit(boolean enabled) {
             this.electionOnLeaderExit = enabled;
-            return this;
-        }
-
-        public Builder appendEntriesInline(boolean inline) {
-            this.appendEntriesInline = inline;
             return this;
         }
 
