@@ -40,6 +40,13 @@ final class GroupConfigHandler {
             result.replyNow(new GroupConfigResponse(ErrorCode.INVALID_REQUEST, invalid, false, current, 0));
             return;
         }
+        if (next.equals(current)) {
+            // The partition already holds exactly these settings: an earlier proposal of the same
+            // change, whose answer its proposer lost and so proposed again. Nothing to write, but
+            // the change is in force, which is what the proposer asks.
+            result.replyNow(new GroupConfigResponse(ErrorCode.NONE, "", true, current, 0));
+            return;
+        }
         if (!next.supersedes(current)) {
             result.replyNow(new GroupConfigResponse(ErrorCode.NONE, "", false, current, 0));
             return;

@@ -95,6 +95,22 @@ class GroupConfigShardTest {
     }
 
     @Test
+    void testTheSameSettingsProposedAgainWriteNothingAndAnswerThatThePartitionHoldsThem() {
+        GroupConfig base = GroupShardTestContext.TEST_CONFIG;
+        set(settings(2, base, 5));
+
+        // A proposer whose answer was lost proposes the same change again.
+        Result again = context.apply(new Command.SetGroupConfig(settings(2, base, 5)));
+
+        assertThat(again.records()).isEmpty();
+        GroupConfigResponse response = (GroupConfigResponse) again.immediateResponse();
+        assertThat(response.error()).isEqualTo(ErrorCode.NONE);
+        assertThat(response.changed()).isTrue();
+        assertThat(response.groupsRebalanced()).isZero();
+        assertThat(context.shard().settings()).isEqualTo(settings(2, base, 5));
+    }
+
+    @Test
     void testOlderSettingsAreIgnoredAndInvalidOnesRefused() {
         GroupConfig base = GroupShardTestContext.TEST_CONFIG;
         set(settings(2, base, 5));

@@ -287,14 +287,9 @@ final class GroupConfigRpcs {
                     return result(partition, mapped.code(), mapped.message());
                 }
                 GroupConfigResponse answer = (GroupConfigResponse) applied.immediateResponse();
-                // "Changed" tells the operator the partition now holds this change. A try whose
-                // answer was lost (the leader moved after proposing it) may have applied it
-                // already, so the retry applies as unchanged: the settings it finds are still this
-                // change's own, not newer ones.
-                boolean holdsThisChange = answer.changed() || answer.current().equals(settings);
                 return PartitionAlterResult.newBuilder().setPartitionIndex(partition)
                         .setErrorCode(ErrorTable.toProto(answer.error())).setErrorMessage(answer.message())
-                        .setChanged(holdsThisChange).setGroupsRebalanced(answer.groupsRebalanced()).build();
+                        .setChanged(answer.changed()).setGroupsRebalanced(answer.groupsRebalanced()).build();
             }));
         }
         return CompletableFuture.allOf(proposals.toArray(CompletableFuture[]::new)).thenApply(ignored -> {
